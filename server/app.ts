@@ -1,0 +1,102 @@
+import compression from "compression";
+import express, { type Express } from "express";
+import type { Kysely } from "kysely";
+import type { Logger } from "pino";
+import type { ViteDevServer } from "vite";
+import type { BuildInfo } from "../shared/config/public-config";
+import { RATE_LIMIT_STATUS } from "../shared/constants";
+import { toPublicConfig, trustProxySetting, type Env } from "./config/env";
+import type { Database } from "./db/schema";
+import { accessLog } from "./http/access-log";
+import { buildRoutes } from "./http/builds";
+import { apiNotFound, errorHandler } from "./http/errors";
+import { healthRoutes } from "./http/health";
+import { pageHandler } from "./http/pages";
+import { payloadHandler } from "./http/payload";
+import { apiRateLimit, pageRateLimit } from "./http/rate-limit";
+import type { RequestContext } from "./http/request-context";
+import { assignNonce, securityHeaders } from "./security/csp";
+import type { ClientAssets } from "./ssr/assets";
+import type { SsrRenderer } from "./ssr/entry";
+
+export interface AppDependencies {
+  env: Env;
+  db: Kysely<Database>;
+  logger: Logger;
+  /** The SSR half of the route table: the built bundle in production, Vite's module graph in development. */
+  getRenderer: () => Promise<SsrRenderer>;
+  /** Route patterns for the build manifest (the renderer's, known at start-up). */
+  routePatterns: string[];
+  assets: ClientAssets;
+  build: BuildInfo;
+  /** Directory of the production client build, served as static files. */
+  clientDir?: string;
+  vite?: ViteDevServer;
+  now?: () => Date;
+}
+
+/** Builds the Express application. It never listens: server/index.ts does, and tests use it directly. */
+export function createApp(deps: AppDependencies): Express {
+  const { env, db, logger } = deps;
+  const publicConfig = toPublicConfig(env);
+  const boot = { config: publicConfig, build: deps.build };
+  const now = deps.now ?? (() => new Date());
+  const requestContext = (res: express.Response): RequestContext => ({
+    db,
+    now,
+    forcedError: res.locals.rateLimited
+      ? { status: RATE_LIMIT_STATUS, message: "Too many requests" }
+      : undefined,
+  });
+  const limits = { windowMs: env.RATE_LIMIT_WINDOW_MS };
+
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", trustProxySetting(env.TRUST_PROXY));
+  app.use(accessLog(logger));
+  app.use(assignNonce);
+  app.use(securityHeaders({ config: publicConfig, dev: Boolean(deps.vite) }));
+  app.use(compression());
+
+  app.use(healthRoutes(db));
+  app.use(buildRoutes({ build: deps.build, routePatterns: deps.routePatterns }));
+
+  if (deps.vite) {
+    app.use(deps.vite.middlewares);
+  } else if (deps.clientDir) {
+    app.use("/assets", express.static(`${deps.clientDir}/assets`, { immutable: true, maxAge: "1y", index: false }));
+    app.use(express.static(deps.clientDir, { index: false, maxAge: "1d", dotfiles: "ignore" }));
+  }
+
+  const api = express.Router();
+  api.use(apiRateLimit({ ...limits, limit: env.RATE_LIMIT_API_MAX }));
+  api.use(express.json({ limit: "1mb" }));
+  api.use(apiNotFound);
+  app.use("/api", api);
+
+  app.use(pageRateLimit({ ...limits, limit: env.RATE_LIMIT_PAGES_MAX }));
+  app.get("/{*path}", payloadHandler({ getRenderer: deps.getRenderer, build: deps.build, requestContext }));
+  app.get(
+    "/{*path}",
+    pageHandler({
+      getRenderer: deps.getRenderer,
+      assets: deps.assets,
+      boot,
+      requestContext,
+      abortAfterMs: env.SSR_ABORT_MS,
+      logger,
+      devHead: deps.vite ? viteDevHead(deps.vite) : undefined,
+    }),
+  );
+  app.use(errorHandler(logger));
+  return app;
+}
+
+/** Vite's client and React-refresh preamble, with this request's nonce on every inline script. */
+function viteDevHead(vite: ViteDevServer) {
+  return async (url: string, nonce: string) => {
+    const html = await vite.transformIndexHtml(url, "<html><head></head><body></body></html>");
+    const head = /<head>([\s\S]*)<\/head>/.exec(html)?.[1] ?? "";
+    return head.replace(/<script/g, `<script nonce="${nonce}"`);
+  };
+}

@@ -1,0 +1,84 @@
+import { resolve } from "node:path";
+import type { Server } from "node:http";
+import { createApp } from "./app";
+import { ConfigError, loadEnv } from "./config/env";
+import { openSqliteDatabase } from "./db/connection";
+import { migrateToLatest } from "./db/migrate";
+import { createLogger } from "./logger";
+import { loadPageOnServer, rootLoaderOnServer } from "./pages/loaders";
+import { devClientAssets, readBuildInfo, readClientAssets } from "./ssr/assets";
+import { devRendererSource, loadBuiltRenderer } from "./ssr/load-renderer";
+import { pageRoutes } from "../shared/routes/page-routes";
+
+const DIST = resolve(import.meta.dirname, "../dist");
+const rendererOptions = { loadPage: loadPageOnServer, rootLoader: rootLoaderOnServer };
+
+async function main(): Promise<void> {
+  const env = loadEnv();
+  const dev = process.argv.includes("--dev");
+  const logger = createLogger(env.LOG_LEVEL);
+
+  const database = openSqliteDatabase(resolve(env.DATABASE_PATH));
+  const applied = await migrateToLatest(database.db);
+  if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
+
+  const routePatterns = pageRoutes.map((page) => page.path);
+  let app;
+  if (dev) {
+    const { createServer } = await import("vite");
+    const vite = await createServer({ server: { middlewareMode: true }, appType: "custom" });
+    app = createApp({
+      env,
+      db: database.db,
+      logger,
+      vite,
+      getRenderer: devRendererSource(vite, rendererOptions),
+      routePatterns,
+      assets: devClientAssets,
+      build: { id: "development", timestamp: Date.now() },
+    });
+  } else {
+    const clientDir = resolve(DIST, "client");
+    const renderer = await loadBuiltRenderer(resolve(DIST, "server"), rendererOptions);
+    app = createApp({
+      env,
+      db: database.db,
+      logger,
+      getRenderer: async () => renderer,
+      routePatterns: renderer.routePatterns,
+      assets: readClientAssets(clientDir),
+      build: readBuildInfo(clientDir),
+      clientDir,
+    });
+  }
+
+  const server: Server = app.listen(env.PORT, env.HOST, () => {
+    logger.info({ port: env.PORT, host: env.HOST, dev }, `listening on http://${env.HOST}:${env.PORT}`);
+  });
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "shutting down: no new connections, finishing in-flight requests");
+    const force = setTimeout(() => server.closeAllConnections(), env.SHUTDOWN_GRACE_MS);
+    force.unref();
+    server.close(async () => {
+      await database.close();
+      logger.info("stopped");
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+  } else {
+    process.stderr.write(`Threat Radar failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,33 @@
+import type { LoaderFunctionArgs } from "react-router";
+import type { PageLoader } from "../../shared/routes/types";
+import { normalizeIndicator } from "../../shared/ioc/normalize";
+import { throwNotFound, throwStatus } from "../../shared/routes/errors";
+import type { RequestContext } from "../http/request-context";
+import { loadHome } from "./home";
+
+type ServerPageLoader = (args: LoaderFunctionArgs, context: RequestContext) => Promise<unknown>;
+
+const loaders: Record<string, ServerPageLoader> = {
+  home: (_args, context) => loadHome(context),
+  "cve-list": async () => ({ total: 0 }),
+  "cve-detail": async ({ params }) => ({ id: params.cve }),
+  "ioc-list": async () => ({ total: 0 }),
+  "ioc-detail": async ({ params, request }) => {
+    const indicator = normalizeIndicator(params.ioc ?? "");
+    if (!indicator) throwNotFound(new URL(request.url).pathname);
+    return { value: indicator.value, type: indicator.type };
+  },
+};
+
+/** Binds each page of the route table to its database loader. */
+export const loadPageOnServer: PageLoader = (args, page) => {
+  const loader = loaders[page.id];
+  if (!loader) throw new Error(`No server loader for page "${page.id}"`);
+  return loader(args, args.context as RequestContext);
+};
+
+export const rootLoaderOnServer = ({ context }: LoaderFunctionArgs) => {
+  const { forcedError } = context as RequestContext;
+  if (forcedError) throwStatus(forcedError.status, forcedError.message);
+  return null;
+};

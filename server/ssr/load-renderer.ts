@@ -1,0 +1,27 @@
+import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+import type { ViteDevServer } from "vite";
+import type { SsrRenderer, SsrRendererOptions } from "./entry";
+
+type EntryModule = { createSsrRenderer: (options: SsrRendererOptions) => SsrRenderer };
+
+export const SSR_ENTRY_SOURCE = "/server/ssr/entry.tsx";
+
+/** The production renderer: the SSR bundle Vite built next to the client. */
+export async function loadBuiltRenderer(serverDir: string, options: SsrRendererOptions): Promise<SsrRenderer> {
+  const module = (await import(pathToFileURL(join(serverDir, "entry.js")).href)) as EntryModule;
+  return module.createSsrRenderer(options);
+}
+
+/**
+ * The development renderer, re-created whenever Vite's module graph changed so
+ * that edits to pages show up without restarting the server.
+ */
+export function devRendererSource(vite: ViteDevServer, options: SsrRendererOptions): () => Promise<SsrRenderer> {
+  let cached: { module: EntryModule; renderer: SsrRenderer } | null = null;
+  return async () => {
+    const module = (await vite.ssrLoadModule(SSR_ENTRY_SOURCE)) as EntryModule;
+    if (cached?.module !== module) cached = { module, renderer: module.createSsrRenderer(options) };
+    return cached.renderer;
+  };
+}

@@ -1,0 +1,30 @@
+/** Loader data of each page: what the server embeds and `_payload.json` returns. */
+
+export interface SourceSummary {
+  name: string;
+  status: string;
+  lastSuccessAt: string | null;
+  lastError: string | null;
+  newestRecordAt: string | null;
+}
+
+export interface HomeData {
+  sources: SourceSummary[];
+}
+
+export interface CveListData {
+  total: number;
+}
+
+export interface CveDetailData {
+  id: string;
+}
+
+export interface IocListData {
+  total: number;
+}
+
+export interface IocDetailData {
+  value: string;
+  type: string;
+}

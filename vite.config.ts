@@ -1,0 +1,64 @@
+/// <reference types="vitest/config" />
+import { randomBytes } from "node:crypto";
+import react from "@vitejs/plugin-react";
+import { defineConfig, type Plugin } from "vite";
+
+/**
+ * Gives every client build an id and writes it next to the Vite manifest, so
+ * the server can answer `builds/latest.json` and clients can notice a new
+ * deployment. BUILD_ID lets a release pipeline pin the id (e.g. a git sha).
+ */
+function buildInfo(): Plugin {
+  return {
+    name: "threat-radar:build-info",
+    apply: "build",
+    generateBundle() {
+      if (this.environment.config.build.ssr) return;
+      const info = {
+        id: process.env.BUILD_ID ?? `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`,
+        timestamp: Date.now(),
+      };
+      this.emitFile({ type: "asset", fileName: ".vite/build.json", source: JSON.stringify(info) });
+    },
+  };
+}
+
+export default defineConfig(({ isSsrBuild }) => ({
+  plugins: [react(), buildInfo()],
+  publicDir: "public",
+  build: isSsrBuild
+    ? { outDir: "dist/server", emptyOutDir: true, target: "node20" }
+    : {
+        outDir: "dist/client",
+        emptyOutDir: true,
+        manifest: true,
+        rollupOptions: { input: "client/entry.tsx" },
+      },
+  ssr: {
+    noExternal: isSsrBuild ? ["echarts", "zrender"] : [],
+  },
+  test: {
+    projects: [
+      { extends: true, test: { name: "unit", include: ["tests/unit/**/*.test.{ts,tsx}"] } },
+      {
+        extends: true,
+        test: {
+          name: "integration",
+          include: ["tests/integration/**/*.test.{ts,tsx}"],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "e2e",
+          include: ["tests/e2e/**/*.test.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 180_000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+}));
