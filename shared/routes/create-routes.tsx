@@ -17,6 +17,11 @@ export interface RouteBindings {
 }
 
 export const ROOT_ROUTE_ID = "root";
+
+/** Never shown: its loader always raises the 404 that the error screen renders. */
+function NotFound() {
+  return null;
+}
 export const NOT_FOUND_ROUTE_ID = "not-found";
 
 function resolveMiddleware(
@@ -32,9 +37,9 @@ function resolveMiddleware(
 
 function pageLoader(page: PageRoute, bindings: RouteBindings): LoaderFunction {
   const middleware = resolveMiddleware(page, bindings.middleware ?? defaultMiddleware);
-  return (args: LoaderFunctionArgs) => {
+  return async (args: LoaderFunctionArgs) => {
     if (page.validate && !page.validate(args.params)) throwNotFound(new URL(args.request.url).pathname);
-    for (const run of middleware) run(args);
+    for (const run of middleware) await run(args);
     return bindings.loadPage(args, page);
   };
 }
@@ -70,6 +75,7 @@ export function createRoutes(bindings: RouteBindings): RouteObject[] {
         {
           id: NOT_FOUND_ROUTE_ID,
           path: "*",
+          Component: NotFound,
           loader: ({ request }) => throwNotFound(new URL(request.url).pathname),
         },
       ],

@@ -2,7 +2,6 @@ import { redirect } from "react-router";
 import { throwNotFound } from "./errors";
 import type { RouteMiddleware } from "./types";
 import { parseCveId } from "../cve/cve-id";
-import { canonicalIndicatorPath } from "../ioc/indicator-path";
 
 function pathOf(request: Request): string {
   return new URL(request.url).pathname;
@@ -18,8 +17,13 @@ const canonicalCve: RouteMiddleware = ({ params, request }) => {
   }
 };
 
-/** Redirects a defanged or differently cased indicator to its canonical URL. */
-const canonicalIoc: RouteMiddleware = ({ params, request }) => {
+/**
+ * Redirects a defanged or differently cased indicator to its canonical URL.
+ * The normaliser carries the public-suffix list and the IDNA tables, so the
+ * browser loads it only when it opens an indicator.
+ */
+const canonicalIoc: RouteMiddleware = async ({ params, request }) => {
+  const { canonicalIndicatorPath } = await import("../ioc/indicator-path");
   const canonical = canonicalIndicatorPath(params.ioc ?? "");
   if (!canonical) throwNotFound(pathOf(request));
   const url = new URL(request.url);

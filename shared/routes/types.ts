@@ -27,6 +27,6 @@ export interface PageRoute {
  * Runs before a page's loader, on the server and in the browser alike. It may
  * throw a redirect or an error response; returning lets the load continue.
  */
-export type RouteMiddleware = (args: LoaderFunctionArgs) => void;
+export type RouteMiddleware = (args: LoaderFunctionArgs) => void | Promise<void>;
 
 export type PageLoader = (args: LoaderFunctionArgs, route: PageRoute) => Promise<unknown>;

@@ -1,0 +1,44 @@
+import { CHART_ANIMATION_MAX_POINTS } from "../../constants";
+
+/**
+ * What a page asks the chart component to draw: categories along one axis and
+ * one or more named series. Kept this small on purpose so the same data can
+ * be drawn, exported as CSV and described to a screen reader.
+ */
+export interface ChartSpec {
+  kind: "line" | "bar" | "stacked-bar" | "pie";
+  categories: string[];
+  series: Array<{ name: string; data: number[]; color?: string }>;
+  /** Label of the category axis, used as the CSV's first column. */
+  categoryLabel: string;
+}
+
+export function pointCount(spec: ChartSpec): number {
+  return spec.series.reduce((total, series) => total + series.data.length, 0);
+}
+
+/** Animations cost more than they help once a chart holds many points. */
+export function shouldAnimate(spec: ChartSpec): boolean {
+  return pointCount(spec) <= CHART_ANIMATION_MAX_POINTS;
+}
+
+function csvCell(value: string | number): string {
+  if (typeof value === "number") return String(value);
+  // A leading formula character would make a spreadsheet execute the cell.
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+export function chartToCsv(spec: ChartSpec): string {
+  const header = [spec.categoryLabel, ...spec.series.map((series) => series.name)];
+  const rows = spec.categories.map((category, index) => [
+    category,
+    ...spec.series.map((series) => series.data[index] ?? 0),
+  ]);
+  return [header, ...rows].map((row) => row.map(csvCell).join(",")).join("\r\n") + "\r\n";
+}
+
+export function chartFileName(title: string, extension: "png" | "csv"): string {
+  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "chart";
+  return `${slug}.${extension}`;
+}

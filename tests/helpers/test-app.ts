@@ -1,0 +1,67 @@
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import pino from "pino";
+import { createApp } from "../../server/app";
+import { loadEnv, type Env } from "../../server/config/env";
+import { openSqliteDatabase, type DatabaseHandle } from "../../server/db/connection";
+import { migrateToLatest } from "../../server/db/migrate";
+import { loadPageOnServer, rootLoaderOnServer } from "../../server/pages/loaders";
+import { readBuildInfo, readClientAssets } from "../../server/ssr/assets";
+import { createSsrRenderer } from "../../server/ssr/entry";
+import type { PageRoute } from "../../shared/routes/types";
+import { DIST_DIR } from "./paths";
+
+export interface TestApp {
+  app: ReturnType<typeof createApp>;
+  database: DatabaseHandle;
+  env: Env;
+  buildId: string;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  pages?: readonly PageRoute[];
+  /** An existing database file to serve instead of a fresh one. */
+  databasePath?: string;
+  now?: () => Date;
+}
+
+/**
+ * The real application on a real temporary SQLite database, rendering with
+ * the real route table and the client build's manifest (`npm run build`).
+ */
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const clientDir = resolve(DIST_DIR, "client");
+  if (!existsSync(join(clientDir, ".vite/manifest.json"))) {
+    throw new Error("No client build: run `npm run build` before the integration tests (npm test does).");
+  }
+  const dir = options.databasePath ? null : mkdtempSync(join(tmpdir(), "threat-radar-test-"));
+  const env = loadEnv({ NODE_ENV: "test", LOG_LEVEL: "silent", ...options.env });
+  const database = openSqliteDatabase(options.databasePath ?? join(dir!, "test.sqlite"));
+  await migrateToLatest(database.db);
+  const renderer = createSsrRenderer({ loadPage: loadPageOnServer, rootLoader: rootLoaderOnServer, pages: options.pages });
+  const build = readBuildInfo(clientDir);
+  const app = createApp({
+    env,
+    db: database.db,
+    logger: pino({ level: "silent" }),
+    getRenderer: async () => renderer,
+    routePatterns: renderer.routePatterns,
+    assets: readClientAssets(clientDir),
+    build,
+    clientDir,
+    now: options.now,
+  });
+  return {
+    app,
+    database,
+    env,
+    buildId: build.id,
+    async close() {
+      await database.close();
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

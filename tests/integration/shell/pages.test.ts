@@ -1,0 +1,126 @@
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createTestApp, type TestApp } from "../../helpers/test-app";
+import { cspNonce, readBootState } from "../../helpers/html";
+
+const SECRET = "sk_live_THIS-MUST-NEVER-REACH-A-BROWSER-42";
+let t: TestApp;
+
+beforeAll(async () => {
+  t = await createTestApp({
+    env: {
+      RECAPTCHA_SECRET_KEY: SECRET,
+      PUBLIC_OLD_BASE_URL: "https://old.example.org/",
+      PUBLIC_SUPPORT_EMAIL: "soc@example.org",
+      PUBLIC_SITE_NAME: "Radar </script><script>alert('x')</script>",
+    },
+  });
+});
+afterAll(() => t.close());
+
+describe("server-rendered pages", () => {
+  it.each([
+    ["/", "Home"],
+    ["/cve-radar", "CVE radar"],
+    ["/ioc-radar", "IOC radar"],
+    ["/cve-radar/CVE-2024-3400", "CVE-2024-3400"],
+  ])("%s renders with lang, title, description and the hydration marker", async (path, title) => {
+    const res = await request(t.app).get(path).expect(200);
+    expect(res.headers["content-type"]).toMatch(/text\/html/);
+    expect(res.text).toMatch(/^<!DOCTYPE html><html lang="en-US">/);
+    expect(res.text).toContain(`<title>${title} · Radar &lt;/script&gt;`);
+    expect(res.text).toMatch(/<meta name="description" content="[^"]{20,}">/);
+    expect(res.text).toContain('<div id="root" data-hydration="hydrating">');
+    expect(res.text).toMatch(/<script type="module" [^>]*src="\/assets\/[^"]+\.js"/);
+    expect(res.text.endsWith("</div></body></html>")).toBe(true);
+  });
+
+  it("never lets shared caches keep HTML", async () => {
+    const res = await request(t.app).get("/").expect(200);
+    expect(res.headers["cache-control"]).toBe("private, no-cache");
+  });
+
+  it("injects the public config in a nonce'd script, escaped, without secrets", async () => {
+    const res = await request(t.app).get("/").expect(200);
+    const nonce = cspNonce(res.headers["content-security-policy"]);
+    expect(res.text).toContain(`<script nonce="${nonce}">window.__THREAT_RADAR__=`);
+    expect(res.text).not.toContain(SECRET);
+    expect(res.text).not.toContain("<script>alert('x')</script>");
+    const boot = readBootState(res.text);
+    expect(boot.config.siteName).toBe("Radar </script><script>alert('x')</script>");
+    expect(boot.config.oldBaseUrl).toBe("https://old.example.org/");
+    expect(boot.build.id).toBe(t.buildId);
+  });
+
+  it("gives every inline script the request's nonce", async () => {
+    const res = await request(t.app).get("/").expect(200);
+    const nonce = cspNonce(res.headers["content-security-policy"]);
+    const scripts = [...res.text.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+    expect(scripts.length).toBeGreaterThanOrEqual(2);
+    for (const script of scripts) expect(script).toContain(`nonce="${nonce}"`);
+  });
+
+  it("answers an unmatched path with the 404 error screen", async () => {
+    const res = await request(t.app).get("/no/such/page").expect(404);
+    expect(res.text).toContain("Page Not Found");
+    expect(res.text).toContain("Page not found: /no/such/page");
+    expect(res.text).toContain('href="https://old.example.org/"');
+    expect(res.text).toContain("Back to Home");
+  });
+
+  it("escapes the path it reflects on the 404 page", async () => {
+    const res = await request(t.app).get("/%3Cscript%3Ealert(1)%3C/script%3E").expect(404);
+    expect(res.text).not.toContain("<script>alert(1)</script>");
+  });
+
+  it("redirects a lower-case CVE id to its canonical URL and 404s a malformed one", async () => {
+    await request(t.app).get("/cve-radar/cve-2024-3400").expect(301).expect("Location", "/cve-radar/CVE-2024-3400");
+    const res = await request(t.app).get("/cve-radar/not-a-cve").expect(404);
+    expect(res.text).toContain("Page Not Found");
+  });
+});
+
+describe("security headers", () => {
+  it("sets a nonce CSP with no unsafe-inline for scripts and hides X-Powered-By", async () => {
+    const res = await request(t.app).get("/").expect(200);
+    const csp = res.headers["content-security-policy"] as string;
+    const scriptSrc = csp.split(";").find((d) => d.trim().startsWith("script-src "))!;
+    expect(scriptSrc).toMatch(/'nonce-[A-Za-z0-9+/=]{16,}'/);
+    expect(scriptSrc).not.toContain("unsafe-inline");
+    expect(scriptSrc).not.toContain("recaptcha");
+    expect(res.headers["x-powered-by"]).toBeUndefined();
+    expect(res.headers["x-content-type-options"]).toBe("nosniff");
+    expect(res.headers["referrer-policy"]).toBeDefined();
+  });
+
+  it("uses a new nonce for every request", async () => {
+    const a = cspNonce((await request(t.app).get("/")).headers["content-security-policy"]);
+    const b = cspNonce((await request(t.app).get("/")).headers["content-security-policy"]);
+    expect(a).not.toBe(b);
+  });
+
+  it("caches hashed assets forever", async () => {
+    const html = (await request(t.app).get("/")).text;
+    const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+    const res = await request(t.app).get(asset).expect(200);
+    expect(res.headers["cache-control"]).toBe("public, max-age=31536000, immutable");
+  });
+});
+
+describe("third-party scripts", () => {
+  it("allows exactly the bot-check and tag-manager origins when they are configured", async () => {
+    const configured = await createTestApp({ env: { RECAPTCHA_SITE_KEY: "6Lc_public_site_key_01", GTM_IDS: "GTM-ABC123" } });
+    try {
+      const res = await request(configured.app).get("/").expect(200);
+      const csp = res.headers["content-security-policy"] as string;
+      expect(csp).toContain("https://www.recaptcha.net");
+      expect(csp).toContain("https://www.googletagmanager.com");
+      const boot = readBootState(res.text);
+      expect(boot.config.botCheckSiteKey).toBe("6Lc_public_site_key_01");
+      expect(boot.config.tagManagerIds).toEqual(["GTM-ABC123"]);
+      expect(res.text).toContain("protected by reCAPTCHA");
+    } finally {
+      await configured.close();
+    }
+  });
+});

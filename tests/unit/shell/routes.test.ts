@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { createRoutes } from "../../../shared/routes/create-routes";
+import { documentMeta } from "../../../shared/routes/document-meta";
+import { pageRoutes } from "../../../shared/routes/page-routes";
+import { payloadUrl } from "../../../client/data/payload-loader";
+import { describeError } from "../../../shared/errors";
+import { parseCveId } from "../../../shared/cve/cve-id";
+
+const loadPage = async () => null;
+
+describe("route table", () => {
+  it("has the five pages of the spec under one layout, each loaded on demand", () => {
+    const [root] = createRoutes({ pages: pageRoutes, loadPage });
+    const children = root!.children ?? [];
+    expect(children.map((route) => (route.index ? "/" : `/${route.path}`))).toEqual([
+      "/",
+      "/cve-radar",
+      "/cve-radar/:cve",
+      "/ioc-radar",
+      "/ioc-radar/:ioc",
+      "/*",
+    ]);
+    expect(children.slice(0, 5).every((route) => typeof route.lazy === "function")).toBe(true);
+  });
+
+  it("refuses a route that names an unknown middleware when the table is built", () => {
+    const pages = [{ id: "x", path: "/x", middleware: ["no-such-middleware"], load: pageRoutes[0]!.load }];
+    expect(() => createRoutes({ pages, loadPage })).toThrow('unknown middleware "no-such-middleware"');
+  });
+});
+
+describe("payloadUrl", () => {
+  it("puts the build id first and keeps the page query", () => {
+    expect(payloadUrl(new URL("http://x/cve-radar?kev=1&page=2"), "b1")).toBe("/cve-radar/_payload.json?b1&kev=1&page=2");
+    expect(payloadUrl(new URL("http://x/"), "b1")).toBe("/_payload.json?b1");
+  });
+});
+
+describe("error catalogue", () => {
+  it("has the spec's texts", () => {
+    expect(describeError(404, "x@y.z").title).toBe("Page Not Found");
+    expect(describeError(429, "x@y.z").title).toBe("Too many requests");
+    const other = describeError(503, "help@example.org");
+    expect(other.title).toBe("Something went wrong");
+    expect(other.description).toContain("help@example.org");
+  });
+
+  it("titles error pages after the error", () => {
+    const meta = documentMeta({ matches: [], loaderData: {}, errors: { root: { status: 404 } }, siteName: "TR", supportEmail: "a@b.c" });
+    expect(meta.title).toBe("Page Not Found · TR");
+  });
+});
+
+describe("parseCveId", () => {
+  it.each([
+    ["CVE-2024-3400", "CVE-2024-3400"],
+    ["cve-2024-3400", "CVE-2024-3400"],
+    ["CVE-2021-1234567", "CVE-2021-1234567"],
+    ["CVE-24-3400", null],
+    ["CVE-2024-340", null],
+    ["CVE-2024-3400<script>", null],
+  ])("%s → %s", (raw, expected) => {
+    expect(parseCveId(raw)).toBe(expected);
+  });
+});
