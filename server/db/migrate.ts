@@ -1,0 +1,21 @@
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
+import * as m0001 from "./migrations/0001-sources";
+import * as m0002 from "./migrations/0002-cves";
+
+/**
+ * Migrations are listed here rather than discovered on disk so that they work
+ * the same from TypeScript sources, from a bundle and in tests.
+ */
+const migrations: Record<string, Migration> = {
+  "0001-sources": m0001,
+  "0002-cves": m0002,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Applies every pending migration in order; returns the names applied by this call. */
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+}

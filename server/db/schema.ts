@@ -1,0 +1,195 @@
+import type { Generated } from "kysely";
+
+/**
+ * Kysely's view of the tables; the migrations in ./migrations create them.
+ *
+ * Conventions: dates are ISO-8601 text (they sort as text in SQLite and
+ * PostgreSQL alike), flags are 0/1 integers, lists and nested values are JSON
+ * text. Child tables carry `origin`, the feed that wrote the row, so each
+ * importer replaces exactly its own rows; `source` is who asserted the data
+ * (cna, cisa-adp, nvd…).
+ */
+
+export interface SourcesTable {
+  name: string;
+  last_run_at: string | null;
+  last_success_at: string | null;
+  last_error: string | null;
+  last_error_at: string | null;
+  /** never-run | ok | not-modified | failed */
+  status: string;
+  /** Counts of the last successful run; a failed run leaves them alone. */
+  added: number;
+  updated: number;
+  unchanged: number;
+  rejected: number;
+  removed: number;
+  duration_ms: number | null;
+  /** Rows this source holds after its last successful run. */
+  record_count: number | null;
+  /** Incremental position (cvelistV5 delta fetchTime, NVD lastModified). */
+  cursor: string | null;
+  newest_record_at: string | null;
+}
+
+/** HTTP validators per downloaded URL, for conditional requests. */
+export interface SourceFilesTable {
+  source: string;
+  location: string;
+  etag: string | null;
+  last_modified: string | null;
+}
+
+/** Content hash of every record a source delivered: the basis of added / updated / unchanged. */
+export interface SourceRecordsTable {
+  source: string;
+  record_key: string;
+  hash: string;
+}
+
+export interface CvesTable {
+  /** Stable integer key for the full-text index; never shown. */
+  seq: Generated<number>;
+  id: string;
+  state: string;
+  title: string | null;
+  /** English description (or rejection reason) used for search and the list page. */
+  description: string | null;
+  /** JSON: Array<{ lang, value }> */
+  descriptions: string;
+  assigner_org_id: string | null;
+  assigner_short_name: string | null;
+  date_reserved: string | null;
+  date_published: string | null;
+  date_updated: string | null;
+  data_version: string | null;
+  /** Feed that owns this row: cve-json5 wins over nvd. */
+  record_source: string;
+  vendor: string | null;
+  product: string | null;
+  cvss_score: number | null;
+  cvss_severity: string | null;
+  cvss_version: string | null;
+  cvss_source: string | null;
+  epss: number | null;
+  epss_percentile: number | null;
+  epss_date: string | null;
+  epss_7d_ago: number | null;
+  kev: Generated<number>;
+  kev_date_added: string | null;
+  kev_due_date: string | null;
+  kev_ransomware: Generated<number>;
+  exploit_count: Generated<number>;
+  priority_score: Generated<number>;
+}
+
+export interface CveCvssTable {
+  cve_id: string;
+  origin: string;
+  source: string;
+  version: string;
+  score: number;
+  severity: string;
+  vector: string | null;
+  nvd_type: string | null;
+}
+
+export interface CveAffectedTable {
+  cve_id: string;
+  origin: string;
+  source: string;
+  vendor: string | null;
+  product: string | null;
+  default_status: string | null;
+  /** JSON: AffectedVersion[] */
+  versions: string;
+  /** JSON: string[] */
+  cpes: string;
+}
+
+export interface CveReferencesTable {
+  cve_id: string;
+  origin: string;
+  source: string;
+  url: string;
+  name: string | null;
+  /** JSON: string[] */
+  tags: string;
+}
+
+export interface CveCwesTable {
+  cve_id: string;
+  origin: string;
+  source: string;
+  cwe_id: string;
+  description: string | null;
+}
+
+export interface CveSsvcTable {
+  cve_id: string;
+  origin: string;
+  source: string;
+  exploitation: string | null;
+  automatable: string | null;
+  technical_impact: string | null;
+  version: string | null;
+  role: string | null;
+  timestamp: string | null;
+}
+
+export interface CveExploitsTable {
+  cve_id: string;
+  origin: string;
+  url: string;
+  /** poc-repository | exploit-reference | reference */
+  kind: string;
+}
+
+export interface CwesTable {
+  id: string;
+  name: string;
+  kind: string;
+  abstraction: string | null;
+  status: string | null;
+}
+
+export interface KevEntriesTable {
+  cve_id: string;
+  vendor_project: string;
+  product: string;
+  vulnerability_name: string;
+  date_added: string;
+  short_description: string;
+  required_action: string;
+  due_date: string;
+  known_ransomware_use: string | null;
+  notes: string | null;
+  /** JSON: string[] */
+  cwes: string;
+}
+
+export interface EpssScoresTable {
+  cve_id: string;
+  score_date: string;
+  epss: number;
+  percentile: number | null;
+  model_version: string | null;
+}
+
+export interface Database {
+  sources: SourcesTable;
+  source_files: SourceFilesTable;
+  source_records: SourceRecordsTable;
+  cves: CvesTable;
+  cve_cvss: CveCvssTable;
+  cve_affected: CveAffectedTable;
+  cve_references: CveReferencesTable;
+  cve_cwes: CveCwesTable;
+  cve_ssvc: CveSsvcTable;
+  cve_exploits: CveExploitsTable;
+  cwes: CwesTable;
+  kev_entries: KevEntriesTable;
+  epss_scores: EpssScoresTable;
+}
+
+export type { Generated };

@@ -1,0 +1,32 @@
+/**
+ * Defensive readers for publisher JSON. A record with one odd sub-element
+ * (a reference without url, a metric without score) keeps everything else;
+ * only its identity fields decide whether the record is rejected.
+ */
+export type JsonObject = Record<string, unknown>;
+
+export function asObject(value: unknown): JsonObject | null {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as JsonObject) : null;
+}
+
+export function objects(value: unknown): JsonObject[] {
+  return Array.isArray(value) ? value.map(asObject).filter((v): v is JsonObject => v !== null) : [];
+}
+
+export function asString(value: unknown): string | null {
+  return typeof value === "string" && value.length > 0 ? value : null;
+}
+
+export function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string" && v.length > 0) : [];
+}
+
+export function asNumber(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+/** First description in English ("en", "en-US"…), else the first one. */
+export function englishText(descriptions: Array<{ lang: string; value: string }>): string | null {
+  const english = descriptions.find((d) => d.lang.toLowerCase().startsWith("en"));
+  return (english ?? descriptions[0])?.value ?? null;
+}

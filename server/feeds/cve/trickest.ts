@@ -1,0 +1,94 @@
+import type { Readable } from "node:stream";
+import { parseCveId } from "../../../shared/cve/cve-id";
+import type { CveWeakness, ExploitReference, TrickestRecord } from "../../../shared/types/cve";
+import { accepted, rejected, type ParseResult } from "../../pipeline/feed";
+import { readLines } from "../../pipeline/input";
+
+const BADGE = /!\[\]\(https:\/\/img\.shields\.io\/static\/v1\?label=([^&]*)&message=([^&]*)&color=[^)]*\)/g;
+const HEADING_ID = /^###\s*\[(CVE-\d{4}-\d+)\]/m;
+const CWE_MESSAGE = /^(CWE-\d+)\s*(.*)$/;
+
+function decode(text: string): string {
+  try {
+    return decodeURIComponent(text).trim();
+  } catch {
+    return text.trim();
+  }
+}
+
+function isPlaceholder(value: string): boolean {
+  return value === "" || value.toLowerCase() === "n/a";
+}
+
+/** URLs listed as "- https://…" under a "#### <title>" heading, up to the next heading. */
+function listUnder(markdown: string, title: string): string[] {
+  const start = markdown.search(new RegExp(`^#### ${title}\\s*$`, "m"));
+  if (start < 0) return [];
+  const urls: string[] = [];
+  for (const line of markdown.slice(start).split("\n").slice(1)) {
+    if (line.startsWith("#")) break;
+    const match = /^-\s+(https?:\/\/\S+)/.exec(line.trim());
+    if (match?.[1]) urls.push(match[1]);
+  }
+  return urls;
+}
+
+/**
+ * One trickest/cve markdown file: shields.io badges for products, versions
+ * and CWEs, then "#### Reference" and "#### Github" link lists under "### POC".
+ */
+export function parseTrickestMarkdown(path: string, markdown: string, location: string): ParseResult<TrickestRecord> {
+  const fromPath = /(CVE-\d{4}-\d+)\.md$/i.exec(path)?.[1];
+  const cveId = parseCveId(fromPath ?? HEADING_ID.exec(markdown)?.[1] ?? "");
+  if (!cveId) return rejected(location, `no CVE id in path ${JSON.stringify(path)} or heading`);
+
+  const products = new Set<string>();
+  const versions = new Set<string>();
+  const weaknesses: CveWeakness[] = [];
+  for (const [, label, message] of markdown.matchAll(BADGE)) {
+    const value = decode(message ?? "");
+    if (isPlaceholder(value)) continue;
+    if (label === "Product") products.add(value);
+    else if (label === "Version") versions.add(value);
+    else if (label === "Vulnerability") {
+      const cwe = CWE_MESSAGE.exec(value);
+      if (cwe?.[1] && !weaknesses.some((w) => w.cweId === cwe[1])) {
+        weaknesses.push({ source: "trickest", cweId: cwe[1], description: value });
+      }
+    }
+  }
+
+  const exploits = new Map<string, ExploitReference>();
+  for (const url of listUnder(markdown, "Github")) exploits.set(url, { url, kind: "poc-repository" });
+  for (const url of listUnder(markdown, "Reference")) {
+    if (!exploits.has(url)) exploits.set(url, { url, kind: "reference" });
+  }
+  return accepted({
+    cveId,
+    products: [...products],
+    versions: [...versions],
+    weaknesses,
+    exploits: [...exploits.values()],
+  });
+}
+
+/** Bundle of `{"path": "2024/CVE-2024-3400.md", "content": "<markdown>"}` lines. */
+export async function* parseTrickestLines(stream: Readable, name: string): AsyncGenerator<ParseResult<TrickestRecord>> {
+  for await (const { line, lineNumber } of readLines(stream)) {
+    if (line.trim() === "") continue;
+    const location = `${name}:${lineNumber}`;
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch (error) {
+      yield rejected(location, `invalid JSON: ${(error as Error).message}`);
+      continue;
+    }
+    const { path, content } = (entry ?? {}) as { path?: unknown; content?: unknown };
+    if (typeof path !== "string" || typeof content !== "string") {
+      yield rejected(location, 'expected {"path": string, "content": string}');
+      continue;
+    }
+    yield parseTrickestMarkdown(path, content, location);
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * What every feed parser yields: a record, or the location and reason of a
+ * record it had to skip. A parser throws only when the feed as a whole is
+ * unreadable (truncated gzip, wrong header, not JSON), which aborts the import.
+ */
+export type ParseResult<T> = { ok: true; record: T } | { ok: false; location: string; reason: string };
+
+export function rejected(location: string, reason: string): { ok: false; location: string; reason: string } {
+  return { ok: false, location, reason };
+}
+
+export function accepted<T>(record: T): { ok: true; record: T } {
+  return { ok: true, record };
+}
