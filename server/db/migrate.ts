@@ -1,6 +1,7 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
 import * as m0001 from "./migrations/0001-sources";
 import * as m0002 from "./migrations/0002-cves";
+import * as m0003 from "./migrations/0003-indicators";
 
 /**
  * Migrations are listed here rather than discovered on disk so that they work
@@ -9,6 +10,7 @@ import * as m0002 from "./migrations/0002-cves";
 const migrations: Record<string, Migration> = {
   "0001-sources": m0001,
   "0002-cves": m0002,
+  "0003-indicators": m0003,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

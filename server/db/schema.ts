@@ -17,13 +17,13 @@ export interface SourcesTable {
   last_error: string | null;
   last_error_at: string | null;
   /** never-run | ok | not-modified | failed */
-  status: string;
+  status: Generated<string>;
   /** Counts of the last successful run; a failed run leaves them alone. */
-  added: number;
-  updated: number;
-  unchanged: number;
-  rejected: number;
-  removed: number;
+  added: Generated<number>;
+  updated: Generated<number>;
+  unchanged: Generated<number>;
+  rejected: Generated<number>;
+  removed: Generated<number>;
   duration_ms: number | null;
   /** Rows this source holds after its last successful run. */
   record_count: number | null;
@@ -176,6 +176,70 @@ export interface EpssScoresTable {
   model_version: string | null;
 }
 
+export interface IndicatorsTable {
+  id: Generated<number>;
+  type: string;
+  /** Canonical value (shared/ioc normalisation). */
+  value: string;
+  first_seen: string | null;
+  last_seen: string | null;
+  /** last_seen, else first_seen, else when we first imported it: the list's "newest first" key. */
+  seen_at: string;
+  threat_type: string | null;
+  malware_family: string | null;
+  confidence: number | null;
+  /** JSON: string[], union over sightings */
+  tags: string;
+  /** JSON: string[], the feeds that reported it */
+  sources: string;
+  source_count: number;
+}
+
+export interface IndicatorSightingsTable {
+  indicator_id: number;
+  source: string;
+  /** 0 when the feed gave no port. */
+  port: number;
+  raw_value: string;
+  first_seen: string | null;
+  last_seen: string | null;
+  threat_type: string | null;
+  malware_family: string | null;
+  /** JSON: string[] */
+  tags: string;
+  confidence: number | null;
+  reporter: string | null;
+  reference: string | null;
+  imported_at: string;
+}
+
+export interface IndicatorTagsTable {
+  tag: string;
+  indicator_id: number;
+}
+
+export interface IndicatorCvesTable {
+  cve_id: string;
+  indicator_id: number;
+  source: string;
+}
+
+export interface WarninglistsTable {
+  name: string;
+  description: string | null;
+  version: string | null;
+  /** cidr | string | hostname | substring | regex */
+  type: string;
+  /** JSON: string[] */
+  matching_attributes: string;
+  entry_count: number;
+}
+
+export interface WarninglistEntriesTable {
+  list_name: string;
+  value: string;
+}
+
 export interface Database {
   sources: SourcesTable;
   source_files: SourceFilesTable;
@@ -190,6 +254,12 @@ export interface Database {
   cwes: CwesTable;
   kev_entries: KevEntriesTable;
   epss_scores: EpssScoresTable;
+  indicators: IndicatorsTable;
+  indicator_sightings: IndicatorSightingsTable;
+  indicator_tags: IndicatorTagsTable;
+  indicator_cves: IndicatorCvesTable;
+  warninglists: WarninglistsTable;
+  warninglist_entries: WarninglistEntriesTable;
 }
 
 export type { Generated };

@@ -5,30 +5,60 @@ import { createInterface } from "node:readline";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import tar from "tar-stream";
+import yauzl from "yauzl";
 
 /** Called with the number of raw (possibly compressed) bytes just read from disk. */
 export type ByteCounter = (bytes: number) => void;
 
-const GZIP_MAGIC = [0x1f, 0x8b] as const;
+type Container = "gzip" | "zip" | "plain";
 
-async function startsWithGzipMagic(path: string): Promise<boolean> {
+async function containerOf(path: string): Promise<Container> {
   const handle = await open(path, "r");
   try {
-    const head = Buffer.alloc(2);
-    const { bytesRead } = await handle.read(head, 0, 2, 0);
-    return bytesRead === 2 && head[0] === GZIP_MAGIC[0] && head[1] === GZIP_MAGIC[1];
+    const head = Buffer.alloc(4);
+    const { bytesRead } = await handle.read(head, 0, 4, 0);
+    if (bytesRead >= 2 && head[0] === 0x1f && head[1] === 0x8b) return "gzip";
+    if (bytesRead === 4 && head.readUInt32LE(0) === 0x04034b50) return "zip";
+    return "plain";
   } finally {
     await handle.close();
   }
 }
 
 /**
- * Streams a local file, gunzipping it when it starts with the gzip magic
- * bytes (publishers are inconsistent about file extensions). A truncated gzip
- * makes the returned stream fail with zlib's "unexpected end of file".
+ * The first file inside a ZIP archive: publishers that zip a feed (MITRE's
+ * cwec_latest.xml.zip) put one file in it. yauzl reads the central directory,
+ * so a truncated archive fails before anything is parsed.
+ */
+function openFirstZipEntry(path: string, onBytes?: ByteCounter): Promise<Readable> {
+  return new Promise((resolve, reject) => {
+    yauzl.open(path, { lazyEntries: true, autoClose: true }, (openError, zip) => {
+      if (openError) return reject(openError);
+      zip.on("error", reject);
+      zip.on("end", () => reject(new Error(`${path}: the ZIP archive holds no file`)));
+      zip.on("entry", (entry: yauzl.Entry) => {
+        if (entry.fileName.endsWith("/")) return zip.readEntry();
+        zip.openReadStream(entry, (streamError, stream) => {
+          if (streamError) return reject(streamError);
+          if (onBytes) stream.on("data", (chunk: Buffer) => onBytes(Math.round((chunk.length * entry.compressedSize) / Math.max(1, entry.uncompressedSize))));
+          resolve(stream);
+        });
+      });
+      zip.readEntry();
+    });
+  });
+}
+
+/**
+ * Streams a local file, decompressing it by its magic bytes rather than its
+ * name (publishers are inconsistent about extensions): gzip, or the first
+ * file of a ZIP. A truncated gzip makes the returned stream fail with zlib's
+ * "unexpected end of file".
  */
 export async function openFeedFile(path: string, onBytes?: ByteCounter): Promise<Readable> {
-  const gzipped = await startsWithGzipMagic(path);
+  const container = await containerOf(path);
+  if (container === "zip") return openFirstZipEntry(path, onBytes);
+  const gzipped = container === "gzip";
   const raw = createReadStream(path, { highWaterMark: 1 << 20 });
   if (onBytes) raw.on("data", (chunk) => onBytes(chunk.length));
   if (!gzipped) return raw;

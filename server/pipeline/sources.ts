@@ -1,0 +1,211 @@
+import type { Importer } from "./importer";
+import { cveRecordImporter } from "./importers/cve-records";
+import { cweImporter } from "./importers/cwe";
+import { epssImporter } from "./importers/epss";
+import { kevImporter } from "./importers/kev";
+import { trickestImporter } from "./importers/trickest";
+import { indicatorImporter } from "./importers/indicators";
+import { readCveJson5, readCwe, readEpss, readKev, readNvd, readTrickest } from "./readers";
+import {
+  readFeodo,
+  readMalwareBazaar,
+  readMaltrail,
+  readThreatFox,
+  readTweetFeed,
+  readUrlhaus,
+} from "./ioc-readers";
+import type { SourceReader } from "./run";
+
+export const SOURCE_NAMES = [
+  "cve-json5",
+  "nvd",
+  "cisa-kev",
+  "epss",
+  "trickest-poc",
+  "mitre-cwe",
+  "threatfox",
+  "urlhaus",
+  "feodotracker",
+  "malwarebazaar",
+  "tweetfeed",
+  "maltrail",
+] as const;
+
+export type SourceName = (typeof SOURCE_NAMES)[number];
+
+export interface SourceDefinition<R = any> {
+  name: SourceName;
+  title: string;
+  /** The publisher's live location(s); SOURCE_<NAME>_URL replaces them. */
+  defaultLocations: readonly string[];
+  /** Where the source sits inside a mirror directory laid out like ../shared/data. */
+  mirrorPaths: readonly string[];
+  intervalMinutes: number;
+  enabledByDefault: boolean;
+  /** Data older than this (by its newest record, else its last success) is flagged stale. */
+  staleAfterHours: number;
+  read: SourceReader<R>;
+  createImporter: () => Importer<R>;
+}
+
+const HOUR = 60;
+const DAY = 24 * HOUR;
+
+/**
+ * Every feed the pipeline knows, in the order a full sync runs them: CVE
+ * records first, then the evidence that ranks them, then the IOC feeds.
+ * Intervals follow how often each publisher updates.
+ */
+export const SOURCES: readonly SourceDefinition[] = [
+  {
+    name: "cve-json5",
+    title: "CVE List (CVE JSON 5.x, cvelistV5)",
+    defaultLocations: [
+      "https://raw.githubusercontent.com/CVEProject/cvelistV5/main/cves/deltaLog.json",
+      "https://github.com/CVEProject/cvelistV5/archive/refs/heads/main.tar.gz",
+    ],
+    mirrorPaths: ["cve-json5-vulnrichment"],
+    intervalMinutes: HOUR,
+    enabledByDefault: true,
+    staleAfterHours: 48,
+    read: readCveJson5,
+    createImporter: () => cveRecordImporter("cve-json5"),
+  },
+  {
+    name: "nvd",
+    title: "NVD CVE API 2.0",
+    defaultLocations: ["https://services.nvd.nist.gov/rest/json/cves/2.0"],
+    mirrorPaths: ["nvd"],
+    intervalMinutes: 2 * HOUR,
+    // Optional second opinion: without an API key a full load takes hours.
+    enabledByDefault: false,
+    staleAfterHours: 48,
+    read: readNvd,
+    createImporter: () => cveRecordImporter("nvd"),
+  },
+  {
+    name: "cisa-kev",
+    title: "CISA Known Exploited Vulnerabilities",
+    defaultLocations: ["https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json"],
+    mirrorPaths: ["cisa-kev/known_exploited_vulnerabilities.json"],
+    intervalMinutes: 2 * HOUR,
+    enabledByDefault: true,
+    // CISA adds entries a few times a week, not daily.
+    staleAfterHours: 14 * 24,
+    read: readKev,
+    createImporter: kevImporter,
+  },
+  {
+    name: "epss",
+    title: "FIRST EPSS",
+    defaultLocations: ["https://epss.empiricalsecurity.com/epss_scores-current.csv.gz"],
+    mirrorPaths: ["epss"],
+    intervalMinutes: 6 * HOUR,
+    enabledByDefault: true,
+    staleAfterHours: 72,
+    read: readEpss,
+    createImporter: epssImporter,
+  },
+  {
+    name: "trickest-poc",
+    title: "Trickest CVE PoC references",
+    defaultLocations: ["https://github.com/trickest/cve/archive/refs/heads/main.tar.gz"],
+    mirrorPaths: ["trickest-cve-poc"],
+    intervalMinutes: DAY,
+    enabledByDefault: true,
+    staleAfterHours: 7 * 24,
+    read: readTrickest,
+    createImporter: trickestImporter,
+  },
+  {
+    name: "mitre-cwe",
+    title: "MITRE CWE catalogue",
+    defaultLocations: ["https://cwe.mitre.org/data/xml/cwec_latest.xml.zip"],
+    mirrorPaths: ["mitre-cwe"],
+    intervalMinutes: 7 * DAY,
+    enabledByDefault: true,
+    // CWE releases come a few times a year.
+    staleAfterHours: 400 * 24,
+    read: readCwe,
+    createImporter: cweImporter,
+  },
+  {
+    name: "threatfox",
+    title: "abuse.ch ThreatFox",
+    defaultLocations: ["https://threatfox.abuse.ch/export/csv/recent/"],
+    mirrorPaths: ["abusech/threatfox"],
+    intervalMinutes: HOUR,
+    enabledByDefault: true,
+    staleAfterHours: 48,
+    read: readThreatFox,
+    createImporter: indicatorImporter,
+  },
+  {
+    name: "urlhaus",
+    title: "abuse.ch URLhaus",
+    defaultLocations: ["https://urlhaus.abuse.ch/downloads/csv_recent/"],
+    mirrorPaths: ["abusech/urlhaus"],
+    intervalMinutes: HOUR,
+    enabledByDefault: true,
+    staleAfterHours: 48,
+    read: readUrlhaus,
+    createImporter: indicatorImporter,
+  },
+  {
+    name: "feodotracker",
+    title: "abuse.ch Feodo Tracker",
+    defaultLocations: ["https://feodotracker.abuse.ch/downloads/ipblocklist.csv"],
+    mirrorPaths: ["abusech/feodotracker_ipblocklist_2024-04-04.csv"],
+    intervalMinutes: HOUR,
+    enabledByDefault: true,
+    staleAfterHours: 48,
+    read: readFeodo,
+    createImporter: indicatorImporter,
+  },
+  {
+    name: "malwarebazaar",
+    title: "abuse.ch MalwareBazaar",
+    defaultLocations: ["https://bazaar.abuse.ch/export/csv/recent/"],
+    mirrorPaths: ["abusech/malwarebazaar_recent_md5_2023-11-23.txt"],
+    intervalMinutes: HOUR,
+    enabledByDefault: true,
+    staleAfterHours: 48,
+    read: readMalwareBazaar,
+    createImporter: indicatorImporter,
+  },
+  {
+    name: "tweetfeed",
+    title: "TweetFeed",
+    defaultLocations: ["https://raw.githubusercontent.com/0xDanielLopez/TweetFeed/master/month.csv"],
+    mirrorPaths: [
+      "tweetfeed/tweetfeed_daily_2024.csv.gz",
+      "tweetfeed/tweetfeed_daily_2025.csv.gz",
+      "tweetfeed/tweetfeed_daily_2026.csv.gz",
+    ],
+    intervalMinutes: 6 * HOUR,
+    enabledByDefault: true,
+    staleAfterHours: 72,
+    read: readTweetFeed,
+    createImporter: indicatorImporter,
+  },
+  {
+    name: "maltrail",
+    title: "Maltrail static trails",
+    defaultLocations: ["https://github.com/stamparm/maltrail/archive/refs/heads/master.tar.gz"],
+    mirrorPaths: ["maltrail/maltrail_trails_static.tar.gz"],
+    intervalMinutes: DAY,
+    enabledByDefault: true,
+    staleAfterHours: 7 * 24,
+    read: readMaltrail,
+    createImporter: indicatorImporter,
+  },
+];
+
+export function getSource(name: string): SourceDefinition | undefined {
+  return SOURCES.find((source) => source.name === name);
+}
+
+/** "cisa-kev" → "CISA_KEV", the infix of the source's environment variables. */
+export function envKey(name: string): string {
+  return name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+}
