@@ -1,0 +1,353 @@
+import type { Browser, Locator, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  appendToBody,
+  documentMarker,
+  expectedPayloadPath,
+  gotoHydrated,
+  launchBrowser,
+  mainNavLink,
+  openSession,
+  setDocumentMarker,
+  waitForTitle,
+  type E2eSession,
+} from "./helpers/browser";
+import { seedCve } from "./helpers/seed";
+import { startE2eServer, type E2eServer } from "./helpers/server";
+
+/** Client-side navigation in the browser: payloads, no document reloads, and the layout's navigation effects. */
+
+const SITE = "Threat Radar";
+const HISTORY_KEY = "threat-radar:navigation-history";
+let server: E2eServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startE2eServer(), launchBrowser()]);
+  seedCve(server.databasePath, "CVE-2024-3400");
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function withSession(run: (s: E2eSession) => Promise<void>, options?: Parameters<typeof openSession>[1]) {
+  const s = await openSession(browser, options);
+  try {
+    await run(s);
+  } finally {
+    await s.close();
+  }
+}
+
+/** Activates a link from the keyboard without scrolling it into view first (a mouse click would). */
+async function pressWithoutScrolling(page: Page, link: Locator): Promise<void> {
+  await link.evaluate((element) => (element as HTMLElement).focus({ preventScroll: true }));
+  await page.keyboard.press("Enter");
+}
+
+async function announcerText(page: Page): Promise<string> {
+  return (await page.getByTestId("route-announcer").textContent()) ?? "";
+}
+
+async function waitForAnnouncement(page: Page, title: string): Promise<void> {
+  await page.waitForFunction(
+    (expected) => document.querySelector('[data-testid="route-announcer"]')?.textContent === expected,
+    `Navigated to ${title}`,
+  );
+}
+
+describe("client-side navigation", () => {
+  it("header links move between /, /cve-radar and /ioc-radar via _payload.json, never reloading the document", async () => {
+    await withSession(async (s) => {
+      const { page } = s;
+      await gotoHydrated(page, `${server.url}/`);
+      await setDocumentMarker(page);
+      expect(s.payloadRequests()).toEqual([]);
+
+      const steps = [
+        { link: "CVE radar", path: "/cve-radar", title: `CVE radar · ${SITE}` },
+        { link: "IOC radar", path: "/ioc-radar", title: `IOC radar · ${SITE}` },
+        { link: "Home", path: "/", title: `Home · ${SITE}` },
+        { link: "IOC radar", path: "/ioc-radar", title: `IOC radar · ${SITE}` },
+        { link: "CVE radar", path: "/cve-radar", title: `CVE radar · ${SITE}` },
+        { link: "Home", path: "/", title: `Home · ${SITE}` },
+      ] as const;
+      for (const [index, step] of steps.entries()) {
+        await mainNavLink(page, step.link).click();
+        await page.waitForURL(`${server.url}${step.path}`);
+        await waitForTitle(page, step.title);
+        await waitForAnnouncement(page, step.title);
+        expect(s.payloadRequests()).toHaveLength(index + 1);
+        expect(s.payloadRequests().at(-1)).toBe(`${server.url}${expectedPayloadPath(step.path, server.buildId)}`);
+        expect(await mainNavLink(page, step.link).getAttribute("aria-current")).toBe("page");
+      }
+
+      expect(await documentMarker(page)).toBe(1);
+      expect(s.documentLoads()).toEqual([`${server.url}/`]);
+      expect(s.console.problems()).toEqual([]);
+    });
+  });
+
+  it("the site name in the header is a client-side link home", async () => {
+    await withSession(async (s) => {
+      await gotoHydrated(s.page, `${server.url}/ioc-radar`);
+      await setDocumentMarker(s.page);
+      await s.page.getByRole("link", { name: `${SITE} home` }).click();
+      await s.page.waitForURL(`${server.url}/`);
+      await waitForTitle(s.page, `Home · ${SITE}`);
+      expect(s.payloadRequests()).toEqual([`${server.url}${expectedPayloadPath("/", server.buildId)}`]);
+      expect(await documentMarker(s.page)).toBe(1);
+      expect(s.documentLoads()).toHaveLength(1);
+      expect(s.console.problems()).toEqual([]);
+    });
+  });
+
+  // No page links to a detail page (the list pages have no rows to link from), so a detail page
+  // is reached client-side the way a person can: leave it with a header link and press Back.
+  it.each([
+    ["/cve-radar/CVE-2024-3400", "CVE radar", `CVE-2024-3400 · ${SITE}`],
+    ["/ioc-radar/8.8.8.8", "IOC radar", `8.8.8.8 · ${SITE}`],
+  ] as const)("%s: left by a header link and returned to with Back, both client-side", async (detailPath, link, detailTitle) => {
+    await withSession(async (s) => {
+      const { page } = s;
+      await gotoHydrated(page, `${server.url}${detailPath}`);
+      await setDocumentMarker(page);
+      const listPath = `/${detailPath.split("/")[1]}`;
+
+      await mainNavLink(page, link).click();
+      await page.waitForURL(`${server.url}${listPath}`);
+      await waitForTitle(page, `${link} · ${SITE}`);
+
+      await page.goBack();
+      await page.waitForURL(`${server.url}${detailPath}`);
+      await waitForTitle(page, detailTitle);
+      await waitForAnnouncement(page, detailTitle);
+      expect(await page.locator("main h1").first().textContent()).toContain(detailPath.split("/")[2]);
+
+      await page.goForward();
+      await page.waitForURL(`${server.url}${listPath}`);
+      await waitForTitle(page, `${link} · ${SITE}`);
+
+      expect(s.payloadRequests()).toEqual(
+        [listPath, detailPath, listPath].map((path) => `${server.url}${expectedPayloadPath(path, server.buildId)}`),
+      );
+      expect(await documentMarker(page)).toBe(1);
+      expect(s.documentLoads()).toEqual([`${server.url}${detailPath}`]);
+      expect(s.console.problems()).toEqual([]);
+    });
+  });
+});
+
+describe("navigation effects of the layout", () => {
+  it("the route announcer is silent on the first load and says 'Navigated to <title>' after each navigation", async () => {
+    await withSession(async (s) => {
+      const { page } = s;
+      await gotoHydrated(page, `${server.url}/`);
+      const announcer = page.getByTestId("route-announcer");
+      expect(await announcer.getAttribute("aria-live")).toBe("assertive");
+      expect(await announcerText(page)).toBe("");
+
+      await mainNavLink(page, "CVE radar").click();
+      await page.waitForURL(`${server.url}/cve-radar`);
+      await waitForAnnouncement(page, `CVE radar · ${SITE}`);
+      expect(await page.title()).toBe(`CVE radar · ${SITE}`);
+
+      await mainNavLink(page, "IOC radar").click();
+      await waitForAnnouncement(page, `IOC radar · ${SITE}`);
+      expect(s.console.problems()).toEqual([]);
+    });
+  });
+
+  it("moving to another page scrolls to the top", async () => {
+    await withSession(
+      async (s) => {
+        const { page } = s;
+        await gotoHydrated(page, `${server.url}/`);
+        // Outside the React root, so the document stays tall whatever the next page renders.
+        await appendToBody(page, '<div id="e2e-spacer" style="height:4000px"></div>');
+        await page.evaluate(() => window.scrollTo(0, 1500));
+        expect(await page.evaluate(() => window.scrollY)).toBe(1500);
+
+        await pressWithoutScrolling(page, mainNavLink(page, "CVE radar"));
+        await page.waitForURL(`${server.url}/cve-radar`);
+        await waitForAnnouncement(page, `CVE radar · ${SITE}`);
+        await page.waitForFunction(() => window.scrollY === 0);
+        expect(s.documentLoads()).toHaveLength(1);
+      },
+      { viewport: { width: 1024, height: 600 } },
+    );
+  });
+
+  it("the layout's skip link (a hash link) brings #main-content into view and is recorded", async () => {
+    await withSession(
+      async (s) => {
+        const { page } = s;
+        await gotoHydrated(page, `${server.url}/`);
+        await appendToBody(page, '<div id="e2e-spacer" style="height:4000px"></div>');
+        await page.evaluate(() => window.scrollTo(0, 2000));
+
+        await pressWithoutScrolling(page, page.getByRole("link", { name: "Skip to content" }));
+        await page.waitForURL(`${server.url}/#main-content`);
+        await page.waitForFunction(() => {
+          const top = document.getElementById("main-content")!.getBoundingClientRect().top;
+          return top >= -1 && top < window.innerHeight;
+        });
+        expect(await page.evaluate(() => window.scrollY)).toBeLessThan(2000);
+        await expect
+          .poll(() => page.evaluate((key) => sessionStorage.getItem(key), HISTORY_KEY))
+          .toContain('"to":"/#main-content"');
+      },
+      { viewport: { width: 1024, height: 400 } },
+    );
+  });
+
+  it("a client-side navigation to a location with a hash scrolls the hash's target into view", async () => {
+    await withSession(
+      async (s) => {
+        const { page } = s;
+        await gotoHydrated(page, `${server.url}/ioc-radar`);
+        // Only the app may scroll on history traversal: switch off the browser's own restoration.
+        await page.evaluate(() => {
+          history.scrollRestoration = "manual";
+        });
+        await appendToBody(
+          page,
+          '<div style="height:3000px"></div><h2 id="e2e-target">Target</h2><div style="height:3000px"></div>' +
+            '<a id="e2e-hash-link" href="#e2e-target">to the target</a>',
+        );
+        // A plain (router-free) hash link: /ioc-radar#e2e-target becomes a history entry.
+        await pressWithoutScrolling(page, page.locator("#e2e-hash-link"));
+        await page.waitForURL(`${server.url}/ioc-radar#e2e-target`);
+
+        await page.evaluate(() => window.scrollTo(0, 0));
+        await pressWithoutScrolling(page, mainNavLink(page, "CVE radar"));
+        await page.waitForURL(`${server.url}/cve-radar`);
+        await waitForTitle(page, `CVE radar · ${SITE}`);
+        expect(await page.evaluate(() => window.scrollY)).toBe(0);
+
+        // Back is a router navigation to /ioc-radar#e2e-target: the payload loads, then the effect scrolls.
+        await page.goBack();
+        await page.waitForURL(`${server.url}/ioc-radar#e2e-target`);
+        await waitForTitle(page, `IOC radar · ${SITE}`);
+        await page.waitForFunction(() => {
+          const top = document.getElementById("e2e-target")!.getBoundingClientRect().top;
+          return top >= -1 && top < window.innerHeight;
+        });
+        expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(2000);
+        expect(s.payloadRequests().at(-1)).toBe(`${server.url}${expectedPayloadPath("/ioc-radar", server.buildId)}`);
+        expect(s.documentLoads()).toHaveLength(1);
+        expect(s.console.problems()).toEqual([]);
+      },
+      { viewport: { width: 1024, height: 600 } },
+    );
+  });
+
+  it("keeps the navigation history {from, to, timestamp} in sessionStorage, across a reload", async () => {
+    await withSession(async (s) => {
+      const { page } = s;
+      await gotoHydrated(page, `${server.url}/`);
+      const before = Date.now();
+      expect(await page.evaluate((key) => sessionStorage.getItem(key), HISTORY_KEY)).toBeNull();
+
+      for (const [link, path] of [
+        ["CVE radar", "/cve-radar"],
+        ["IOC radar", "/ioc-radar"],
+        ["Home", "/"],
+      ] as const) {
+        await mainNavLink(page, link).click();
+        await page.waitForURL(`${server.url}${path}`);
+        await waitForAnnouncement(page, `${link === "Home" ? "Home" : link} · ${SITE}`);
+      }
+      await page.reload();
+      await page.locator('#root[data-hydration="hydrated"]').waitFor({ state: "attached" });
+      await mainNavLink(page, "IOC radar").click();
+      await waitForAnnouncement(page, `IOC radar · ${SITE}`);
+      const after = Date.now();
+
+      const raw = await page.evaluate((key) => sessionStorage.getItem(key), HISTORY_KEY);
+      const entries = JSON.parse(raw ?? "null") as Array<{ from: string; to: string; timestamp: number }>;
+      expect(entries.map(({ from, to }) => ({ from, to }))).toEqual([
+        { from: "/", to: "/cve-radar" },
+        { from: "/cve-radar", to: "/ioc-radar" },
+        { from: "/ioc-radar", to: "/" },
+        { from: "/", to: "/ioc-radar" },
+      ]);
+      for (const entry of entries) {
+        expect(Object.keys(entry).sort()).toEqual(["from", "timestamp", "to"]);
+        expect(entry.timestamp).toBeGreaterThanOrEqual(before);
+        expect(entry.timestamp).toBeLessThanOrEqual(after);
+      }
+      expect(entries.map((entry) => entry.timestamp)).toEqual([...entries.map((entry) => entry.timestamp)].sort((a, b) => a - b));
+      expect(s.documentLoads()).toHaveLength(2);
+    });
+  });
+});
+
+describe("loading bar", () => {
+  /** Records every value data-visible takes on the loading bar, and the page-loading events. */
+  async function watchLoadingBar(page: Page): Promise<void> {
+    await page.evaluate(() => {
+      const bar = document.querySelector(".loading-bar")!;
+      const seen: string[] = [];
+      const events: string[] = [];
+      Object.assign(window, { __e2eBar: seen, __e2eLoadingEvents: events });
+      new MutationObserver(() => seen.push(bar.getAttribute("data-visible") ?? "")).observe(bar, {
+        attributes: true,
+        attributeFilter: ["data-visible"],
+      });
+      for (const name of ["threat-radar:page-loading-start", "threat-radar:page-loading-end"]) {
+        window.addEventListener(name, () => events.push(name.split(":")[1]!));
+      }
+    });
+  }
+  const barValues = (page: Page) => page.evaluate(() => (window as unknown as { __e2eBar: string[] }).__e2eBar);
+  const loadingEvents = (page: Page) =>
+    page.evaluate(() => (window as unknown as { __e2eLoadingEvents: string[] }).__e2eLoadingEvents);
+
+  it("appears while a slow navigation (payload delayed 600 ms) is loading, and goes away after", async () => {
+    await withSession(async (s) => {
+      const { page } = s;
+      await gotoHydrated(page, `${server.url}/`);
+      expect(await page.locator(".loading-bar").getAttribute("data-visible")).toBe("false");
+      await s.context.route("**/cve-radar/_payload.json*", async (route) => {
+        await new Promise((done) => setTimeout(done, 600));
+        await route.continue();
+      });
+      await watchLoadingBar(page);
+
+      await mainNavLink(page, "CVE radar").click();
+      await page.locator('.loading-bar[data-visible="true"]').waitFor({ state: "attached" });
+      expect(await page.locator(".loading-bar").getAttribute("aria-hidden")).toBe("false");
+      await page.waitForURL(`${server.url}/cve-radar`);
+      await waitForAnnouncement(page, `CVE radar · ${SITE}`);
+      await page.locator('.loading-bar[data-visible="false"]').waitFor({ state: "attached" });
+
+      expect(await barValues(page)).toEqual(["true", "false"]);
+      expect(await loadingEvents(page)).toEqual(["page-loading-start", "page-loading-end"]);
+      expect(s.console.problems()).toEqual([]);
+    });
+  });
+
+  it("does not appear for a fast navigation", async () => {
+    await withSession(async (s) => {
+      const { page } = s;
+      await gotoHydrated(page, `${server.url}/`);
+      // Warm up: load the IOC list's page chunk once, so the measured navigation only fetches its payload.
+      await mainNavLink(page, "IOC radar").click();
+      await waitForAnnouncement(page, `IOC radar · ${SITE}`);
+      await mainNavLink(page, "Home").click();
+      await waitForAnnouncement(page, `Home · ${SITE}`);
+
+      await watchLoadingBar(page);
+      await mainNavLink(page, "IOC radar").click();
+      await page.waitForURL(`${server.url}/ioc-radar`);
+      await waitForAnnouncement(page, `IOC radar · ${SITE}`);
+
+      expect(await loadingEvents(page)).toEqual(["page-loading-start", "page-loading-end"]);
+      expect(await barValues(page)).not.toContain("true");
+      expect(await page.locator(".loading-bar").getAttribute("data-visible")).toBe("false");
+      expect(s.console.problems()).toEqual([]);
+    });
+  });
+});
