@@ -7,6 +7,8 @@ import type { BuildInfo } from "../shared/config/public-config";
 import { RATE_LIMIT_STATUS } from "../shared/constants";
 import { toPublicConfig, trustProxySetting, type Env } from "./config/env";
 import type { Database } from "./db/schema";
+import { cveRoutes } from "./api/cves";
+import { openApiRoutes } from "./api/openapi";
 import { accessLog } from "./http/access-log";
 import { buildRoutes } from "./http/builds";
 import { apiNotFound, errorHandler } from "./http/errors";
@@ -71,6 +73,8 @@ export function createApp(deps: AppDependencies): Express {
   const api = express.Router();
   api.use(apiRateLimit({ ...limits, limit: env.RATE_LIMIT_API_MAX }));
   api.use(express.json({ limit: "1mb" }));
+  api.use("/v1", cveRoutes({ db, now, siteUrl: env.SITE_URL }));
+  api.use("/v1", openApiRoutes());
   api.use(apiNotFound);
   app.use("/api", api);
 

@@ -31,6 +31,7 @@ export const envSchema = z.object({
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
   RATE_LIMIT_PAGES_MAX: z.coerce.number().int().min(1).default(300),
   RATE_LIMIT_API_MAX: z.coerce.number().int().min(1).default(600),
+  SITE_URL: z.url({ protocol: /^https?$/ }).optional(),
   PUBLIC_SITE_NAME: z.string().min(1).max(80).default("Threat Radar"),
   PUBLIC_API_BASE_URL: baseUrl.default("/"),
   PUBLIC_OLD_BASE_URL: baseUrl.default("/"),

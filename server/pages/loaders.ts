@@ -3,14 +3,16 @@ import type { PageLoader } from "../../shared/routes/types";
 import { normalizeIndicator } from "../../shared/ioc/normalize";
 import { throwNotFound, throwStatus } from "../../shared/routes/errors";
 import type { RequestContext } from "../http/request-context";
+import { loadCveDetail } from "./cve-detail";
+import { loadCveList } from "./cve-list";
 import { loadHome } from "./home";
 
 type ServerPageLoader = (args: LoaderFunctionArgs, context: RequestContext) => Promise<unknown>;
 
 const loaders: Record<string, ServerPageLoader> = {
   home: (_args, context) => loadHome(context),
-  "cve-list": async () => ({ total: 0 }),
-  "cve-detail": async ({ params }) => ({ id: params.cve }),
+  "cve-list": loadCveList,
+  "cve-detail": loadCveDetail,
   "ioc-list": async () => ({ total: 0 }),
   "ioc-detail": async ({ params, request }) => {
     const indicator = normalizeIndicator(params.ioc ?? "");

@@ -12,14 +12,6 @@ export interface HomeData {
   sources: SourceSummary[];
 }
 
-export interface CveListData {
-  total: number;
-}
-
-export interface CveDetailData {
-  id: string;
-}
-
 export interface IocListData {
   total: number;
 }

@@ -1,4 +1,5 @@
 import { CHART_ANIMATION_MAX_POINTS } from "../../constants";
+import { csvRow } from "../../util/csv";
 
 /**
  * What a page asks the chart component to draw: categories along one axis and
@@ -22,20 +23,13 @@ export function shouldAnimate(spec: ChartSpec): boolean {
   return pointCount(spec) <= CHART_ANIMATION_MAX_POINTS;
 }
 
-function csvCell(value: string | number): string {
-  if (typeof value === "number") return String(value);
-  // A leading formula character would make a spreadsheet execute the cell.
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
-
 export function chartToCsv(spec: ChartSpec): string {
   const header = [spec.categoryLabel, ...spec.series.map((series) => series.name)];
   const rows = spec.categories.map((category, index) => [
     category,
     ...spec.series.map((series) => series.data[index] ?? 0),
   ]);
-  return [header, ...rows].map((row) => row.map(csvCell).join(",")).join("\r\n") + "\r\n";
+  return [header, ...rows].map(csvRow).join("");
 }
 
 export function chartFileName(title: string, extension: "png" | "csv"): string {

@@ -1,0 +1,136 @@
+import { Router } from "express";
+import type { Kysely } from "kysely";
+import { parseCveId } from "../../shared/cve/cve-id";
+import { cveListParamsSchema, cveListSearch, type CveListParams } from "../../shared/cve/list-params";
+import type { CveListRow } from "../../shared/cve/list-types";
+import { csvRow } from "../../shared/util/csv";
+import { queryCveDetail } from "../cve/detail";
+import { LIST_COLUMNS, orderedCves, queryCveList, toListRow } from "../cve/list";
+import { queryCveStats } from "../cve/stats";
+import type { Database } from "../db/schema";
+import { renderAtom } from "../syndication/atom";
+import { siteOrigin } from "./site-url";
+import { writeChunk } from "./streaming";
+import { sendBadRequest, validQuery } from "./validation";
+
+/** Exports stop after this many rows; narrow the filter for more. */
+export const CVE_EXPORT_MAX_ROWS = 10_000;
+export const CVE_FEED_MAX_ENTRIES = 100;
+
+const CSV_HEADER = [
+  "id", "state", "title", "vendor", "product", "cvss_score", "cvss_severity", "cvss_version", "cvss_source",
+  "epss", "epss_percentile", "epss_change_7d", "kev", "kev_date_added", "kev_due_date", "kev_known_ransomware",
+  "exploit_count", "published", "updated", "radar_priority",
+];
+
+function csvValues(row: CveListRow) {
+  return [
+    row.id, row.state, row.title, row.vendor, row.product, row.cvss?.score, row.cvss?.severity, row.cvss?.version,
+    row.cvss?.source, row.epss?.score, row.epss?.percentile, row.epss?.change7d, row.kev !== null, row.kev?.dateAdded,
+    row.kev?.dueDate, row.kev?.ransomware, row.exploitCount, row.published, row.updated, row.priority,
+  ];
+}
+
+function exportRows(db: Kysely<Database>, params: CveListParams) {
+  return orderedCves(db, params).select(LIST_COLUMNS).limit(CVE_EXPORT_MAX_ROWS).stream(500);
+}
+
+export interface CveRoutesOptions {
+  db: Kysely<Database>;
+  now: () => Date;
+  siteUrl?: string;
+}
+
+/** `/api/v1/cves`: the list with the page's filters, statistics, one record, exports and an Atom feed. */
+export function cveRoutes({ db, now, siteUrl }: CveRoutesOptions): Router {
+  const router = Router();
+
+  router.get("/cves", async (req, res) => {
+    const params = validQuery(cveListParamsSchema, req.originalUrl, res);
+    if (params) res.json(await queryCveList(db, params));
+  });
+
+  router.get("/cves/stats", async (req, res) => {
+    const params = validQuery(cveListParamsSchema, req.originalUrl, res);
+    if (params) res.json(await queryCveStats(db, params));
+  });
+
+  router.get("/cves/export.csv", async (req, res) => {
+    const params = validQuery(cveListParamsSchema, req.originalUrl, res);
+    if (!params) return;
+    res.type("text/csv; charset=utf-8").attachment("cves.csv");
+    await writeChunk(res, csvRow(CSV_HEADER));
+    for await (const row of exportRows(db, params)) await writeChunk(res, csvRow(csvValues(toListRow(row))));
+    res.end();
+  });
+
+  router.get("/cves/export.json", async (req, res) => {
+    const params = validQuery(cveListParamsSchema, req.originalUrl, res);
+    if (!params) return;
+    res.type("application/json").attachment("cves.json");
+    await writeChunk(res, `{"generatedAt":${JSON.stringify(now().toISOString())},"maxRows":${CVE_EXPORT_MAX_ROWS},"cves":[`);
+    let first = true;
+    for await (const row of exportRows(db, params)) {
+      await writeChunk(res, `${first ? "" : ","}${JSON.stringify(toListRow(row))}`);
+      first = false;
+    }
+    res.end("]}");
+  });
+
+  router.get("/cves/feed.atom", async (req, res) => {
+    const params = validQuery(cveListParamsSchema, req.originalUrl, res);
+    if (!params) return;
+    const feedParams: CveListParams = {
+      ...params,
+      sort: params.sort ?? "published",
+      page: 1,
+      per_page: Math.min(params.per_page ?? 50, CVE_FEED_MAX_ENTRIES),
+    };
+    const { rows } = await queryCveList(db, feedParams);
+    const origin = siteOrigin(req, siteUrl);
+    const search = cveListSearch(params);
+    const updated = rows.map((row) => row.updated ?? row.published ?? "").sort().at(-1) || now().toISOString();
+    res.type("application/atom+xml; charset=utf-8").send(
+      renderAtom({
+        id: `${origin}/cve-radar${search}`,
+        title: `Threat Radar: CVEs${search ? ` (${decodeURIComponent(search.slice(1))})` : ""}`,
+        selfLink: `${origin}/api/v1/cves/feed.atom${search}`,
+        alternateLink: `${origin}/cve-radar${search}`,
+        updated,
+        entries: rows.map((row) => ({
+          id: `${origin}/cve-radar/${row.id}`,
+          title: `${row.id}: ${row.title}`.slice(0, 300),
+          link: `${origin}/cve-radar/${row.id}`,
+          updated: row.updated ?? row.published ?? updated,
+          published: row.published,
+          summary: [
+            row.cvss ? `CVSS ${row.cvss.version ?? ""} ${row.cvss.score} ${row.cvss.severity}` : "No CVSS",
+            row.epss ? `EPSS ${row.epss.score}` : null,
+            row.kev ? `CISA KEV since ${row.kev.dateAdded}, due ${row.kev.dueDate}` : null,
+            row.exploitCount > 0 ? `${row.exploitCount} public exploit references` : null,
+            `Radar priority ${row.priority}`,
+          ]
+            .filter(Boolean)
+            .join(" · "),
+          categories: [row.cvss?.severity, row.kev ? "KEV" : null, row.vendor].filter((v): v is string => Boolean(v)),
+        })),
+      }),
+    );
+  });
+
+  router.get("/cves/:id", async (req, res) => {
+    const id = parseCveId(req.params.id);
+    if (!id) {
+      sendBadRequest(res, [{ param: "id", message: "must be a CVE id like CVE-2024-3400" }]);
+      return;
+    }
+    const detail = await queryCveDetail(db, id, now());
+    if (!detail) {
+      res.status(404).json({ error: { statusCode: 404, message: `${id} is not in any feed this site imports` } });
+      return;
+    }
+    res.json(detail);
+  });
+
+  return router;
+}

@@ -1,0 +1,132 @@
+import type { Kysely } from "kysely";
+import type { CveDetailData } from "../../shared/cve/detail-types";
+import { computeCvePriority } from "../../shared/scoring/cve-priority";
+import type { Database } from "../db/schema";
+import { EXPLOIT_KINDS } from "../pipeline/derived";
+
+function parseJson<T>(text: string | null, fallback: T): T {
+  if (!text) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+const byDate = (a: { date: string }, b: { date: string }) => a.date.localeCompare(b.date);
+
+/**
+ * Everything the feeds say about one CVE, or null when no feed mentions it.
+ * A CVE without a CVE record (e.g. in KEV and EPSS only) is still returned,
+ * with `missing` saying what is absent.
+ */
+export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date): Promise<CveDetailData | null> {
+  const [record, cvss, epss, kev, ssvc, cwes, affected, references, exploits] = await Promise.all([
+    db.selectFrom("cves").selectAll().where("id", "=", id).executeTakeFirst(),
+    db.selectFrom("cve_cvss").selectAll().where("cve_id", "=", id).orderBy("version", "desc").orderBy("score", "desc").execute(),
+    db.selectFrom("epss_scores").selectAll().where("cve_id", "=", id).orderBy("score_date").execute(),
+    db.selectFrom("kev_entries").selectAll().where("cve_id", "=", id).executeTakeFirst(),
+    db.selectFrom("cve_ssvc").selectAll().where("cve_id", "=", id).execute(),
+    db
+      .selectFrom("cve_cwes")
+      .leftJoin("cwes", "cwes.id", "cve_cwes.cwe_id")
+      .select(["cve_cwes.cwe_id", "cve_cwes.source", "cve_cwes.description", "cwes.name"])
+      .where("cve_cwes.cve_id", "=", id)
+      .execute(),
+    db.selectFrom("cve_affected").selectAll().where("cve_id", "=", id).execute(),
+    db.selectFrom("cve_references").selectAll().where("cve_id", "=", id).execute(),
+    db.selectFrom("cve_exploits").selectAll().where("cve_id", "=", id).orderBy("kind").orderBy("url").execute(),
+  ]);
+
+  if (!record && !kev && epss.length === 0 && exploits.length === 0 && references.length === 0) return null;
+
+  const latestEpss = epss.at(-1) ?? null;
+  const best = cvss[0] ? [...cvss].sort((a, b) => b.score - a.score)[0]! : null;
+  const exploitCount = exploits.filter((e) => (EXPLOIT_KINDS as readonly string[]).includes(e.kind)).length;
+  const priority = computeCvePriority(
+    {
+      state: record?.state,
+      kev: kev ? { dateAdded: kev.date_added, knownRansomwareUse: kev.known_ransomware_use?.toLowerCase() === "known" } : null,
+      epss: latestEpss ? { score: latestEpss.epss, percentile: latestEpss.percentile, date: latestEpss.score_date } : null,
+      exploitCount,
+      cvss: best ? { score: best.score, version: best.version, source: best.source } : null,
+      published: record?.date_published ?? null,
+    },
+    now,
+  );
+
+  const seenCwes = new Set<string>();
+  const timeline = [
+    record?.date_reserved ? { event: "Reserved", date: record.date_reserved } : null,
+    record?.date_published ? { event: "Published", date: record.date_published } : null,
+    kev ? { event: "Added to CISA KEV", date: kev.date_added } : null,
+    kev ? { event: "CISA KEV due date", date: kev.due_date } : null,
+    record?.date_updated ? { event: "Last updated", date: record.date_updated } : null,
+  ].filter((entry): entry is { event: string; date: string } => entry !== null);
+
+  const missing: string[] = [];
+  if (!record) missing.push("No CVE record (CVE JSON 5 or NVD) for this id has been imported: description, CVSS, CWE and affected products are unknown here.");
+  if (epss.length === 0) missing.push("No EPSS score.");
+  if (cvss.length === 0 && record) missing.push("No CVSS score from the CNA, CISA ADP or NVD.");
+
+  return {
+    id,
+    record: record
+      ? {
+          state: record.state,
+          title: record.title,
+          descriptions: parseJson(record.descriptions, []),
+          assigner: record.assigner_short_name,
+          reserved: record.date_reserved,
+          published: record.date_published,
+          updated: record.date_updated,
+          recordSource: record.record_source,
+        }
+      : null,
+    priority,
+    cvss: cvss.map((m) => ({ source: m.source, version: m.version, score: m.score, severity: m.severity, vector: m.vector, nvdType: m.nvd_type })),
+    epss: {
+      current: latestEpss
+        ? { score: latestEpss.epss, percentile: latestEpss.percentile, date: latestEpss.score_date, modelVersion: latestEpss.model_version }
+        : null,
+      history: epss.map((e) => ({ date: e.score_date, score: e.epss, percentile: e.percentile })),
+    },
+    kev: kev
+      ? {
+          vendorProject: kev.vendor_project,
+          product: kev.product,
+          name: kev.vulnerability_name,
+          dateAdded: kev.date_added,
+          dueDate: kev.due_date,
+          requiredAction: kev.required_action,
+          shortDescription: kev.short_description,
+          ransomware: kev.known_ransomware_use,
+          notes: kev.notes,
+        }
+      : null,
+    ssvc: ssvc.map((s) => ({
+      source: s.source,
+      exploitation: s.exploitation,
+      automatable: s.automatable,
+      technicalImpact: s.technical_impact,
+      version: s.version,
+      timestamp: s.timestamp,
+    })),
+    cwes: cwes
+      .filter((c) => !seenCwes.has(c.cwe_id) && Boolean(seenCwes.add(c.cwe_id)))
+      .map((c) => ({ id: c.cwe_id, name: c.name ?? c.description, source: c.source })),
+    affected: affected.map((a) => ({
+      source: a.source,
+      vendor: a.vendor,
+      product: a.product,
+      defaultStatus: a.default_status,
+      versions: parseJson(a.versions, []),
+      cpes: parseJson(a.cpes, []),
+    })),
+    references: references.map((r) => ({ url: r.url, name: r.name, tags: parseJson<string[]>(r.tags, []), source: r.source })),
+    exploits: exploits.map((e) => ({ url: e.url, kind: e.kind, origin: e.origin })),
+    timeline: timeline.sort(byDate),
+    indicators: [],
+    missing,
+  };
+}

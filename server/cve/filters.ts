@@ -1,0 +1,56 @@
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
+import type { CveListParams } from "../../shared/cve/list-params";
+import type { Database } from "../db/schema";
+import { cveFullTextMatch } from "../db/sqlite-specific";
+
+type CveExpressions = ExpressionBuilder<Database, "cves">;
+
+function nextDay(day: string): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+}
+
+/**
+ * The where-clause of a filtered CVE list, shared by the list, its count, the
+ * chart statistics and the exports so they always describe the same set.
+ */
+export function cveFilter(eb: CveExpressions, params: CveListParams): Expression<SqlBool> {
+  const conditions: Array<Expression<SqlBool>> = [];
+  const state = params.state ?? "published";
+  if (state !== "all") conditions.push(eb("cves.state", "=", state.toUpperCase()));
+
+  if (params.q) {
+    const match = cveFullTextMatch(params.q);
+    if (match) conditions.push(match);
+  }
+  if (params.severity && params.severity.length > 0) {
+    const severities = params.severity.map((severity) => severity.toUpperCase());
+    const scored = eb("cves.cvss_severity", "in", severities);
+    conditions.push(severities.includes("NONE") ? eb.or([scored, eb("cves.cvss_severity", "is", null)]) : scored);
+  }
+  if (params.cvss_min !== undefined) conditions.push(eb("cves.cvss_score", ">=", params.cvss_min));
+  if (params.cvss_max !== undefined) conditions.push(eb("cves.cvss_score", "<=", params.cvss_max));
+  if (params.epss_min !== undefined) conditions.push(eb("cves.epss", ">=", params.epss_min));
+  if (params.epss_max !== undefined) conditions.push(eb("cves.epss", "<=", params.epss_max));
+  if (params.kev) conditions.push(eb("cves.kev", "=", 1));
+  if (params.exploit) conditions.push(eb("cves.exploit_count", ">", 0));
+  if (params.vendor || params.product) {
+    const affected = eb
+      .selectFrom("cve_affected")
+      .select("cve_affected.cve_id")
+      .where((inner) =>
+        inner.and([
+          ...(params.vendor ? [inner(sql`lower(cve_affected.vendor)`, "=", params.vendor.toLowerCase())] : []),
+          ...(params.product ? [inner(sql`lower(cve_affected.product)`, "=", params.product.toLowerCase())] : []),
+        ]),
+      );
+    conditions.push(eb("cves.id", "in", affected));
+  }
+  if (params.cwe) {
+    conditions.push(eb("cves.id", "in", eb.selectFrom("cve_cwes").select("cve_cwes.cve_id").where("cve_cwes.cwe_id", "=", params.cwe)));
+  }
+  if (params.published_from) conditions.push(eb("cves.date_published", ">=", params.published_from));
+  if (params.published_to) conditions.push(eb("cves.date_published", "<", nextDay(params.published_to)));
+  if (params.updated_from) conditions.push(eb("cves.date_updated", ">=", params.updated_from));
+  if (params.updated_to) conditions.push(eb("cves.date_updated", "<", nextDay(params.updated_to)));
+  return eb.and(conditions);
+}

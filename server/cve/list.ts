@@ -1,0 +1,126 @@
+import { sql, type Kysely, type Selectable } from "kysely";
+import {
+  CVE_PAGE_SIZE_DEFAULT,
+  type CveListParams,
+  type CveSortKey,
+} from "../../shared/cve/list-params";
+import type { CveListPage, CveListRow } from "../../shared/cve/list-types";
+import type { CvesTable, Database } from "../db/schema";
+import { cveFilter } from "./filters";
+
+const SORT_COLUMNS = {
+  priority: "cves.priority_score",
+  published: "cves.date_published",
+  updated: "cves.date_updated",
+  cvss: "cves.cvss_score",
+  epss: "cves.epss",
+  exploits: "cves.exploit_count",
+  kev_added: "cves.kev_date_added",
+  kev_due: "cves.kev_due_date",
+} as const satisfies Record<CveSortKey, `cves.${keyof CvesTable}`>;
+
+export const LIST_COLUMNS = [
+  "cves.id",
+  "cves.state",
+  "cves.title",
+  "cves.description",
+  "cves.vendor",
+  "cves.product",
+  "cves.cvss_score",
+  "cves.cvss_severity",
+  "cves.cvss_version",
+  "cves.cvss_source",
+  "cves.epss",
+  "cves.epss_percentile",
+  "cves.epss_7d_ago",
+  "cves.kev",
+  "cves.kev_date_added",
+  "cves.kev_due_date",
+  "cves.kev_ransomware",
+  "cves.exploit_count",
+  "cves.date_published",
+  "cves.date_updated",
+  "cves.priority_score",
+] as const;
+
+type ListColumns = Pick<
+  Selectable<CvesTable>,
+  | "id" | "state" | "title" | "description" | "vendor" | "product" | "cvss_score" | "cvss_severity" | "cvss_version"
+  | "cvss_source" | "epss" | "epss_percentile" | "epss_7d_ago" | "kev" | "kev_date_added" | "kev_due_date"
+  | "kev_ransomware" | "exploit_count" | "date_published" | "date_updated" | "priority_score"
+>;
+
+function firstLine(text: string | null): string {
+  const line = (text ?? "").split(/\r?\n/)[0]?.trim() ?? "";
+  return line.length > 240 ? `${line.slice(0, 237)}…` : line;
+}
+
+export function toListRow(row: ListColumns): CveListRow {
+  return {
+    id: row.id,
+    state: row.state,
+    title: row.title?.trim() || firstLine(row.description),
+    vendor: row.vendor,
+    product: row.product,
+    cvss:
+      row.cvss_score === null
+        ? null
+        : { score: row.cvss_score, severity: row.cvss_severity ?? "NONE", version: row.cvss_version, source: row.cvss_source },
+    epss:
+      row.epss === null
+        ? null
+        : {
+            score: row.epss,
+            percentile: row.epss_percentile,
+            change7d: row.epss_7d_ago === null ? null : Math.round((row.epss - row.epss_7d_ago) * 1e5) / 1e5,
+          },
+    kev: row.kev ? { dateAdded: row.kev_date_added, dueDate: row.kev_due_date, ransomware: row.kev_ransomware === 1 } : null,
+    exploitCount: row.exploit_count,
+    published: row.date_published,
+    updated: row.date_updated,
+    priority: row.priority_score,
+  };
+}
+
+export function sortOf(params: CveListParams): { sort: CveSortKey; dir: "asc" | "desc" } {
+  return { sort: params.sort ?? "priority", dir: params.dir ?? "desc" };
+}
+
+/**
+ * A select of the filtered CVEs in the requested order. Descending order puts
+ * missing values last (SQLite sorts NULL lowest); the id breaks ties so pages
+ * never overlap or skip a row.
+ */
+export function orderedCves(db: Kysely<Database>, params: CveListParams) {
+  const { sort, dir } = sortOf(params);
+  const column = SORT_COLUMNS[sort];
+  let query = db.selectFrom("cves").where((eb) => cveFilter(eb, params));
+  if (dir === "asc") query = query.orderBy(sql`${sql.ref(column)} is null`);
+  return query.orderBy(column, dir).orderBy("cves.id", dir);
+}
+
+export async function queryCveList(db: Kysely<Database>, params: CveListParams): Promise<CveListPage> {
+  const perPage = params.per_page ?? CVE_PAGE_SIZE_DEFAULT;
+  const page = params.page ?? 1;
+  const [rows, count] = await Promise.all([
+    orderedCves(db, params)
+      .select(LIST_COLUMNS)
+      .limit(perPage)
+      .offset((page - 1) * perPage)
+      .execute(),
+    db
+      .selectFrom("cves")
+      .where((eb) => cveFilter(eb, params))
+      .select((eb) => eb.fn.countAll<number>().as("total"))
+      .executeTakeFirstOrThrow(),
+  ]);
+  const total = Number(count.total);
+  return {
+    rows: rows.map(toListRow),
+    total,
+    page,
+    perPage,
+    pageCount: Math.max(1, Math.ceil(total / perPage)),
+    ...sortOf(params),
+  };
+}

@@ -1,0 +1,94 @@
+import { sql, type Kysely } from "kysely";
+import type { CveListParams } from "../../shared/cve/list-params";
+import type { CveChartStats } from "../../shared/cve/list-types";
+import type { Database } from "../db/schema";
+import { cveFilter } from "./filters";
+
+const DAY_MS = 86_400_000;
+/** Without a published-date filter, the per-day chart shows the last 90 days of data. */
+export const PER_DAY_DEFAULT_DAYS = 90;
+const PER_DAY_MAX_DAYS = 366;
+const TOP_VENDORS = 10;
+export const SEVERITY_ORDER = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "NONE"] as const;
+
+function dayList(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let t = Date.parse(`${from}T00:00:00Z`); t <= Date.parse(`${to}T00:00:00Z`); t += DAY_MS) {
+    days.push(new Date(t).toISOString().slice(0, 10));
+  }
+  return days;
+}
+
+function shiftDay(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+/** The per-day window: the filter's published range, else the 90 days up to the newest match. */
+async function perDayWindow(db: Kysely<Database>, params: CveListParams): Promise<{ from: string; to: string } | null> {
+  let to = params.published_to;
+  if (!to) {
+    const newest = await db
+      .selectFrom("cves")
+      .where((eb) => cveFilter(eb, params))
+      .select((eb) => eb.fn.max("cves.date_published").as("newest"))
+      .executeTakeFirst();
+    if (!newest?.newest) return null;
+    to = newest.newest.slice(0, 10);
+  }
+  const earliest = shiftDay(to, -(PER_DAY_MAX_DAYS - 1));
+  const wanted = params.published_from ?? shiftDay(to, -(PER_DAY_DEFAULT_DAYS - 1));
+  const from = wanted < earliest ? earliest : wanted;
+  return from <= to ? { from, to } : null;
+}
+
+/** Statistics behind the charts above the list; they follow the list's filter. */
+export async function queryCveStats(db: Kysely<Database>, params: CveListParams): Promise<CveChartStats> {
+  const severityLabel = sql<string>`coalesce(cves.cvss_severity, 'NONE')`;
+  const window = await perDayWindow(db, params);
+  const windowParams = window ? { ...params, published_from: window.from, published_to: window.to } : null;
+
+  const [perDayRows, severityRows, vendorRows] = await Promise.all([
+    windowParams
+      ? db
+          .selectFrom("cves")
+          .where((eb) => cveFilter(eb, windowParams))
+          .select([sql<string>`substr(cves.date_published, 1, 10)`.as("day"), severityLabel.as("severity")])
+          .select((eb) => eb.fn.countAll<number>().as("count"))
+          .groupBy(["day", "severity"])
+          .execute()
+      : Promise.resolve([]),
+    db
+      .selectFrom("cves")
+      .where((eb) => cveFilter(eb, params))
+      .select([severityLabel.as("severity")])
+      .select((eb) => eb.fn.countAll<number>().as("count"))
+      .groupBy("severity")
+      .execute(),
+    db
+      .selectFrom("cves")
+      .where((eb) => cveFilter(eb, params))
+      .where("cves.vendor", "is not", null)
+      .select(["cves.vendor"])
+      .select((eb) => eb.fn.countAll<number>().as("count"))
+      .groupBy("cves.vendor")
+      .orderBy("count", "desc")
+      .orderBy("cves.vendor")
+      .limit(TOP_VENDORS)
+      .execute(),
+  ]);
+
+  const days = window ? dayList(window.from, window.to) : [];
+  const dayIndex = new Map(days.map((day, index) => [day, index]));
+  const bySeverity: Record<string, number[]> = Object.fromEntries(SEVERITY_ORDER.map((s) => [s, days.map(() => 0)]));
+  for (const row of perDayRows) {
+    const index = dayIndex.get(row.day);
+    const series = bySeverity[row.severity];
+    if (index !== undefined && series) series[index] = Number(row.count);
+  }
+  const severityCounts = new Map(severityRows.map((row) => [row.severity, Number(row.count)]));
+  return {
+    perDay: { days, bySeverity },
+    severity: SEVERITY_ORDER.map((severity) => ({ severity, count: severityCounts.get(severity) ?? 0 })),
+    topVendors: vendorRows.map((row) => ({ vendor: row.vendor ?? "", count: Number(row.count) })),
+  };
+}

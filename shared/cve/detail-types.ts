@@ -1,0 +1,43 @@
+import type { CvePriority } from "../scoring/cve-priority";
+import type { AffectedVersion, CveDescription } from "../types/cve";
+
+export interface CveDetailData {
+  id: string;
+  /** The CVE record (CVE JSON 5 or NVD), null when no feed delivered one. */
+  record: {
+    state: string;
+    title: string | null;
+    descriptions: CveDescription[];
+    assigner: string | null;
+    reserved: string | null;
+    published: string | null;
+    updated: string | null;
+    recordSource: string;
+  } | null;
+  priority: CvePriority;
+  cvss: Array<{ source: string; version: string; score: number; severity: string; vector: string | null; nvdType: string | null }>;
+  epss: {
+    current: { score: number; percentile: number | null; date: string; modelVersion: string | null } | null;
+    history: Array<{ date: string; score: number; percentile: number | null }>;
+  };
+  kev: {
+    vendorProject: string;
+    product: string;
+    name: string;
+    dateAdded: string;
+    dueDate: string;
+    requiredAction: string;
+    shortDescription: string;
+    ransomware: string | null;
+    notes: string | null;
+  } | null;
+  ssvc: Array<{ source: string; exploitation: string | null; automatable: string | null; technicalImpact: string | null; version: string | null; timestamp: string | null }>;
+  cwes: Array<{ id: string; name: string | null; source: string }>;
+  affected: Array<{ source: string; vendor: string | null; product: string | null; defaultStatus: string | null; versions: AffectedVersion[]; cpes: string[] }>;
+  references: Array<{ url: string; name: string | null; tags: string[]; source: string }>;
+  exploits: Array<{ url: string; kind: string; origin: string }>;
+  timeline: Array<{ event: string; date: string }>;
+  indicators: Array<{ type: string; value: string }>;
+  /** What no feed told us, said plainly on the page. */
+  missing: string[];
+}

@@ -1,0 +1,28 @@
+import { LOCALE } from "../constants";
+
+const numberFormat = new Intl.NumberFormat(LOCALE);
+
+export function formatCount(value: number): string {
+  return numberFormat.format(value);
+}
+
+/** "2024-04-12T08:15:00Z" → "2024-04-12"; dates are shown as ISO days everywhere for unambiguity. */
+export function formatDay(value: string | null | undefined): string {
+  return value ? value.slice(0, 10) : "—";
+}
+
+export function formatPercent(probability: number, digits = 2): string {
+  return `${(probability * 100).toFixed(digits)}%`;
+}
+
+/** Signed change in percentage points, e.g. "+1.25 pp". */
+export function formatPointChange(change: number): string {
+  const points = change * 100;
+  const sign = points > 0 ? "+" : points < 0 ? "−" : "±";
+  return `${sign}${Math.abs(points).toFixed(2)} pp`;
+}
+
+/** Whole days from `from` to `to` (negative when `to` is earlier). */
+export function daysBetween(from: Date, to: string): number {
+  return Math.ceil((Date.parse(`${to.slice(0, 10)}T00:00:00Z`) - from.getTime()) / 86_400_000);
+}
