@@ -1,0 +1,104 @@
+import type { IndicatorType } from "../../../shared/ioc/types";
+import {
+  ANY_TYPE,
+  normalizeFeedValue,
+  reject,
+  sighting,
+  splitTags,
+  type FeedRecordResult,
+  type ParserOptions,
+} from "./common";
+import { readLines, tarFiles, type FeedInput } from "./input";
+
+const DEFAULT_SOURCE = "maltrail";
+const TRAIL_FILE = /(?:^|\/)trails\/static\/(?:(malware|malicious|suspicious)\/)?([^/]+)\.txt$/;
+const INLINE_COMMENT = /\s+#.*$/;
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+// Categories whose file names are families or toolkits (emotet, cobaltstrike,
+// ek_rig); the others name a kind of activity (onion, mass_scanner).
+const FAMILY_CATEGORIES = new Set(["malware", "malicious"]);
+const URL_ONLY: readonly IndicatorType[] = ["url"];
+
+interface TrailFile {
+  category: string;
+  name: string;
+}
+
+/** "trails/static/malware/emotet.txt" -> malware / emotet; null for other files. */
+export function trailFileOf(path: string): TrailFile | null {
+  const match = TRAIL_FILE.exec(path);
+  if (match?.[2] === undefined) return null;
+  const name = match[2];
+  const category = match[1] ?? (name.startsWith("mass_scanner") ? "mass_scanner" : name);
+  return { category, name };
+}
+
+/**
+ * Reads one trail file. Trails are domains, IPs (optionally with a port),
+ * CIDRs, full URLs, or scheme-less "host/path" trails, which maltrail matches
+ * against HTTP requests and are therefore stored as http:// URLs. Path-only
+ * trails ("/gate.php") and regex trails name no host and are rejected.
+ * `# Reference:` and `# Aliases:` comments apply to the trails below them.
+ */
+export async function* parseMaltrailFile(
+  input: FeedInput,
+  file: TrailFile & { path: string },
+  options: ParserOptions = {},
+): AsyncGenerator<FeedRecordResult> {
+  const source = options.source ?? DEFAULT_SOURCE;
+  const family = FAMILY_CATEGORIES.has(file.category) ? file.name : null;
+  let aliases: string[] = [];
+  let references: string[] = [];
+  let trailsSinceComment = false;
+  for await (const lines of readLines(input)) for (const { number, text } of lines) {
+    const location = `${file.path}:${number}`;
+    if (text === null) {
+      yield reject(location, "line too long");
+      continue;
+    }
+    const line = text.trim();
+    if (line === "") continue;
+    if (line.startsWith("#")) {
+      // A comment after trails starts a new group of trails.
+      if (trailsSinceComment) {
+        references = [];
+        trailsSinceComment = false;
+      }
+      const comment = line.replace(/^#+\s*/, "");
+      if (/^reference:/i.test(comment)) {
+        const url = /https?:\/\/\S+/.exec(comment)?.[0];
+        if (url !== undefined) references.push(url);
+      } else if (/^aliases:/i.test(comment)) {
+        aliases = splitTags(comment.replace(/^aliases:\s*/i, ""));
+      }
+      continue;
+    }
+    trailsSinceComment = true;
+    const raw = line.replace(INLINE_COMMENT, "");
+    if (raw.startsWith("/")) {
+      yield reject(location, "path-only trail names no host");
+      continue;
+    }
+    const hostPath = !SCHEME.test(raw) && raw.includes("/") && !/^[\d.]+\/\d{1,2}$/.test(raw);
+    const value = hostPath ? normalizeFeedValue(`http://${raw}`, URL_ONLY) : normalizeFeedValue(raw, ANY_TYPE);
+    if (!value.ok) {
+      yield reject(location, value.reason);
+      continue;
+    }
+    yield sighting(source, raw, value, {
+      threatType: file.category,
+      malwareFamily: family,
+      tags: family === null ? [file.name, ...aliases] : aliases,
+      reference: references[0] ?? null,
+    });
+  }
+}
+
+/** Maltrail's static trails as a (gzipped) tar of `trails/static/**.txt`. */
+export async function* parseMaltrailTar(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<FeedRecordResult> {
+  for await (const entry of tarFiles(input)) {
+    const file = trailFileOf(entry.name);
+    if (file === null) continue;
+    yield* parseMaltrailFile(entry.body, { ...file, path: entry.name }, options);
+  }
+}
