@@ -28,13 +28,9 @@ function count(text: string, char: string): number {
 /** Removes sentence punctuation and unbalanced brackets around a token. */
 function stripPunctuation(token: string): string {
   let text = token;
+  // No indicator starts with a bracket except a bracketed IPv6 address.
   if (!BRACKETED_IPV6.test(text)) {
-    while (text.length > 0 && "([{".includes(text[0] ?? "")) {
-      const opener = text[0] ?? "";
-      const closer = opener === "(" ? ")" : opener === "[" ? "]" : "}";
-      if (count(text, closer) >= count(text, opener)) break;
-      text = text.slice(1);
-    }
+    while (text.length > 0 && "([{".includes(text[0] ?? "")) text = text.slice(1);
   }
   for (;;) {
     const last = text.at(-1);
