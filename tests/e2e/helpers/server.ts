@@ -33,19 +33,21 @@ export async function freeLoopbackPort(): Promise<number> {
 
 async function waitForHealthz(url: string, child: ChildProcess, output: () => string): Promise<void> {
   const deadline = Date.now() + 60_000;
+  let last = "no attempt";
   while (Date.now() < deadline) {
     if (child.exitCode !== null) {
       throw new Error(`The server exited with ${child.exitCode} before it was healthy:\n${output()}`);
     }
     try {
-      const res = await fetch(`${url}/healthz`);
+      const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5_000) });
       if (res.ok) return;
-    } catch {
-      // not listening yet
+      last = `HTTP ${res.status}`;
+    } catch (error) {
+      last = error instanceof Error ? `${error.message} ${String((error as { cause?: unknown }).cause ?? "")}` : String(error);
     }
     await new Promise((done) => setTimeout(done, 100));
   }
-  throw new Error(`${url}/healthz never answered:\n${output()}`);
+  throw new Error(`${url}/healthz never answered (last attempt: ${last}); server output:\n${output()}`);
 }
 
 /**
