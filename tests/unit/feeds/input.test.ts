@@ -1,0 +1,118 @@
+import { gzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { splitCsvLine } from "../../../server/feeds/ioc/csv";
+import { MAX_LINE_LENGTH, readLines } from "../../../server/feeds/ioc/input";
+import { streamJsonValues } from "../../../server/feeds/ioc/json-stream";
+
+async function lines(input: Iterable<string | Uint8Array>): Promise<Array<[number, string | null]>> {
+  const out: Array<[number, string | null]> = [];
+  for await (const batch of readLines(input)) for (const line of batch) out.push([line.number, line.text]);
+  return out;
+}
+
+function chunked(text: string, size: number): string[] {
+  const chunks: string[] = [];
+  for (let i = 0; i < text.length; i += size) chunks.push(text.slice(i, i + size));
+  return chunks;
+}
+
+describe("splitCsvLine", () => {
+  it("reads abuse.ch quoting with a space after each comma", () => {
+    expect(splitCsvLine(`"2024-07-16 06:45:19", "1301611", "http://x/a,b", "None", ""`)).toEqual([
+      "2024-07-16 06:45:19",
+      "1301611",
+      "http://x/a,b",
+      "None",
+      "",
+    ]);
+  });
+
+  it("reads unquoted fields, doubled quotes and quotes inside unquoted fields", () => {
+    expect(splitCsvLine(`a,"b ""c"" d",e"f,`)).toEqual(["a", 'b "c" d', 'e"f', ""]);
+    expect(splitCsvLine(`2024-01-19,ScumBots,url,"https://pastebin.com/raw/x,0.tcp.sa.ngrok.io:15440",#Njrat,https://x`)).toEqual([
+      "2024-01-19",
+      "ScumBots",
+      "url",
+      "https://pastebin.com/raw/x,0.tcp.sa.ngrok.io:15440",
+      "#Njrat",
+      "https://x",
+    ]);
+  });
+
+  it("returns null for an unterminated quoted field", () => {
+    expect(splitCsvLine(`"a","b`)).toBeNull();
+  });
+});
+
+describe("readLines", () => {
+  it("splits across chunk boundaries, strips CR and a BOM, keeps a last line without newline", async () => {
+    const text = "\ufefffirst\r\nsecond\n\nthird";
+    for (const size of [1, 2, 3, 100]) {
+      expect(await lines(chunked(text, size)), `chunk size ${size}`).toEqual([
+        [1, "first"],
+        [2, "second"],
+        [3, ""],
+        [4, "third"],
+      ]);
+    }
+  });
+
+  it("decodes UTF-8 split inside a character", async () => {
+    const bytes = new TextEncoder().encode("bücher.de\n例え.jp\n");
+    const pieces = Array.from(bytes, (byte) => Uint8Array.of(byte));
+    expect(await lines(pieces)).toEqual([
+      [1, "bücher.de"],
+      [2, "例え.jp"],
+    ]);
+  });
+
+  it("gunzips input that starts with the gzip magic number", async () => {
+    const gz = gzipSync(Buffer.from("a\nb\n"));
+    expect(await lines([gz.subarray(0, 1), gz.subarray(1)])).toEqual([
+      [1, "a"],
+      [2, "b"],
+    ]);
+  });
+
+  it("reports an over-long line instead of buffering it", async () => {
+    const long = "x".repeat(MAX_LINE_LENGTH + 10);
+    expect(await lines([`ok\n${long}\nafter\n`])).toEqual([
+      [1, "ok"],
+      [2, null],
+      [3, "after"],
+    ]);
+  });
+});
+
+describe("streamJsonValues", () => {
+  async function values(text: string, size: number, select: (path: readonly (string | number)[]) => boolean) {
+    const out: Array<[Array<string | number>, unknown]> = [];
+    const chunks = (async function* () {
+      yield* chunked(text, size);
+    })();
+    for await (const { path, value } of streamJsonValues(chunks, select)) out.push([path, value]);
+    return out;
+  }
+
+  const doc = `{"a\\"b": [ {"x": "}]\\\\", "y": [1, 2.5e3, true, null]}, 7, "s" ],
+    "objects": [{"id": 1}, {"id": 2, "nested": {"k": [{}]}}], "z": -0.5}`;
+
+  it("yields the selected values wherever chunk boundaries fall", async () => {
+    for (const size of [1, 3, 7, 1000]) {
+      expect(await values(doc, size, (p) => p.length === 2), `chunk size ${size}`).toEqual([
+        [["a\"b", 0], { x: "}]\\", y: [1, 2500, true, null] }],
+        [["a\"b", 1], 7],
+        [["a\"b", 2], "s"],
+        [["objects", 0], { id: 1 }],
+        [["objects", 1], { id: 2, nested: { k: [{}] } }],
+      ]);
+      expect(await values(doc, size, (p) => p[0] === "z")).toEqual([[["z"], -0.5]]);
+    }
+  });
+
+  it("throws on malformed JSON", async () => {
+    await expect(values(`{"a": [1, 2}`, 4, () => false)).rejects.toThrow(/Invalid JSON/);
+    await expect(values(`{"a": [1, 2]`, 4, () => false)).rejects.toThrow(/unexpected end/);
+    await expect(values(`{"a": 1} x`, 4, () => false)).rejects.toThrow(/after the document/);
+  });
+});
