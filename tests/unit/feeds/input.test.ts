@@ -74,6 +74,11 @@ describe("readLines", () => {
     ]);
   });
 
+  it("throws on a truncated gzip stream instead of ending quietly", async () => {
+    const gz = gzipSync(Buffer.from("line\n".repeat(10_000)));
+    await expect(lines([gz.subarray(0, gz.length - 20)])).rejects.toThrow(/unexpected end of file/);
+  });
+
   it("reports an over-long line instead of buffering it", async () => {
     const long = "x".repeat(MAX_LINE_LENGTH + 10);
     expect(await lines([`ok\n${long}\nafter\n`])).toEqual([

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseMaltrailFile, parseMaltrailTar, trailFileOf } from "../../../server/feeds/ioc/maltrail";
 import type { IocSighting } from "../../../shared/types/ioc";
@@ -42,6 +43,14 @@ describe("maltrail trail files", () => {
       { location: "emotet.txt:12", reason: "path-only trail names no host" },
       { location: "emotet.txt:14", reason: 'not a valid indicator: "bad-[0-9]+.example.com"' },
     ]);
+  });
+});
+
+describe("maltrail archive errors", () => {
+  it("throws on a truncated or corrupt archive, so a half-downloaded feed fails the import", async () => {
+    const archive = readFileSync(snapshot("maltrail", "maltrail_trails_static.tar.gz"));
+    await expect(collect(parseMaltrailTar([archive.subarray(0, 200_000)]))).rejects.toThrow(/unexpected end of file/);
+    await expect(collect(parseMaltrailTar([Buffer.from("not a tar archive ".repeat(64))]))).rejects.toThrow(/tar header/);
   });
 });
 
