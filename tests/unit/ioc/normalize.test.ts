@@ -9,7 +9,9 @@ import {
   registrableDomain,
   type Indicator,
 } from "../../../shared/ioc/normalize";
+import ipaddr from "ipaddr.js";
 import { hostnameToAscii } from "../../../shared/ioc/domain";
+import { normalizeIPv4 } from "../../../shared/ioc/ip";
 
 const url = (value: string): Indicator => ({ type: "url", value });
 
@@ -64,6 +66,13 @@ describe("normalizeIndicator: IP addresses", () => {
   it("keeps dotted-quad IPv4", () => {
     expect(normalizeIndicator("8.8.8.8")).toEqual({ type: "ipv4", value: "8.8.8.8" });
     expect(normalizeIndicator(" 198.51.100.7 ")).toEqual({ type: "ipv4", value: "198.51.100.7" });
+  });
+
+  it("accepts exactly what ipaddr.js calls a four-part decimal address", () => {
+    const samples = ["0.0.0.0", "255.255.255.255", "192.0.2.1", "256.1.1.1", "01.2.3.4", "1.2.3", "1.2.3.4.5", "1.2.3.-4", " 1.2.3.4", "1..3.4", "0x1.2.3.4", "1.2.3.4 "];
+    for (const sample of samples) {
+      expect(normalizeIPv4(sample) !== null, sample).toBe(ipaddr.IPv4.isValidFourPartDecimal(sample));
+    }
   });
 
   it("rejects octal, hex and short IPv4 spellings as ambiguous", () => {
