@@ -60,15 +60,12 @@ export function normalizeFeedValue(raw: string, expected: readonly IndicatorType
     }
   }
   if (!expected.includes(indicator.type)) {
-    return {
-      ok: false,
-      reason: `expected ${expected.join(" or ")} but ${quote(raw)} is ${indicator.type === "ip:port" ? "an ip:port" : `a ${indicator.type}`}`,
-    };
+    return { ok: false, reason: `expected ${expected.join(" or ")}, got ${indicator.type} ${quote(raw)}` };
   }
   return { ok: true, indicator, port };
 }
 
-/** Every type, for feeds that do not say what a value is. */
+/** For feeds that do not say what a value is: every type but "ip:port", which is split into IP and port. */
 export const ANY_TYPE: readonly IndicatorType[] = [
   "ipv4",
   "ipv6",

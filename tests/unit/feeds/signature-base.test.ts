@@ -57,7 +57,7 @@ describe("signature-base IOC lists (real snapshot)", () => {
     const { records, rejected } = await collect(parseSignatureBaseHashes([text]));
     expect(records).toEqual([]);
     expect(rejected).toEqual([
-      { location: "line 3", reason: 'expected md5 or sha1 or sha256 or sha512 but "evil.example.com" is a domain' },
+      { location: "line 3", reason: 'expected md5 or sha1 or sha256 or sha512, got domain "evil.example.com"' },
     ]);
   });
 });
