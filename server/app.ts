@@ -7,8 +7,11 @@ import type { BuildInfo } from "../shared/config/public-config";
 import { RATE_LIMIT_STATUS } from "../shared/constants";
 import { toPublicConfig, trustProxySetting, type Env } from "./config/env";
 import type { Database } from "./db/schema";
+import type { PipelineConfig } from "./pipeline/config";
 import { cveRoutes } from "./api/cves";
 import { openApiRoutes } from "./api/openapi";
+import { createSourcesRouter } from "./api/sources";
+import { createCveService } from "./cve/service";
 import { accessLog } from "./http/access-log";
 import { buildRoutes } from "./http/builds";
 import { apiNotFound, errorHandler } from "./http/errors";
@@ -34,6 +37,8 @@ export interface AppDependencies {
   /** Directory of the production client build, served as static files. */
   clientDir?: string;
   vite?: ViteDevServer;
+  /** Lets `/api/v1/sources` report each source's schedule. */
+  pipelineConfig?: PipelineConfig;
   now?: () => Date;
 }
 
@@ -43,9 +48,11 @@ export function createApp(deps: AppDependencies): Express {
   const publicConfig = toPublicConfig(env);
   const boot = { config: publicConfig, build: deps.build };
   const now = deps.now ?? (() => new Date());
+  const cves = createCveService(db);
   const requestContext = (res: express.Response): RequestContext => ({
     db,
     now,
+    cves,
     forcedError: res.locals.rateLimited
       ? { status: RATE_LIMIT_STATUS, message: "Too many requests" }
       : undefined,
@@ -73,7 +80,8 @@ export function createApp(deps: AppDependencies): Express {
   const api = express.Router();
   api.use(apiRateLimit({ ...limits, limit: env.RATE_LIMIT_API_MAX }));
   api.use(express.json({ limit: "1mb" }));
-  api.use("/v1", cveRoutes({ db, now, siteUrl: env.SITE_URL }));
+  api.use("/v1", cveRoutes({ db, cves, now, siteUrl: env.SITE_URL }));
+  api.use("/v1", createSourcesRouter({ db, now, config: deps.pipelineConfig }));
   api.use("/v1", openApiRoutes());
   api.use(apiNotFound);
   app.use("/api", api);

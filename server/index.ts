@@ -5,6 +5,8 @@ import { ConfigError, loadEnv } from "./config/env";
 import { openSqliteDatabase } from "./db/connection";
 import { migrateToLatest } from "./db/migrate";
 import { createLogger } from "./logger";
+import { loadPipelineConfig, PipelineConfigError } from "./pipeline/config";
+import { startScheduler } from "./pipeline/scheduler";
 import { loadPageOnServer, rootLoaderOnServer } from "./pages/loaders";
 import { devClientAssets, readBuildInfo, readClientAssets } from "./ssr/assets";
 import { devRendererSource, loadBuiltRenderer } from "./ssr/load-renderer";
@@ -15,12 +17,17 @@ const rendererOptions = { loadPage: loadPageOnServer, rootLoader: rootLoaderOnSe
 
 async function main(): Promise<void> {
   const env = loadEnv();
+  const pipelineConfig = loadPipelineConfig();
   const dev = process.argv.includes("--dev");
   const logger = createLogger(env.LOG_LEVEL);
 
-  const database = openSqliteDatabase(resolve(env.DATABASE_PATH));
+  const databasePath = resolve(env.DATABASE_PATH);
+  const database = openSqliteDatabase(databasePath);
   const applied = await migrateToLatest(database.db);
   if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
+  // Imports get their own connection so that WAL lets pages read while they write.
+  const importDatabase = openSqliteDatabase(databasePath);
+  const scheduler = startScheduler({ db: importDatabase.db, config: pipelineConfig, logger });
 
   const routePatterns = pageRoutes.map((page) => page.path);
   let app;
@@ -36,6 +43,7 @@ async function main(): Promise<void> {
       routePatterns,
       assets: devClientAssets,
       build: { id: "development", timestamp: Date.now() },
+      pipelineConfig,
     });
   } else {
     const clientDir = resolve(DIST, "client");
@@ -49,6 +57,7 @@ async function main(): Promise<void> {
       assets: readClientAssets(clientDir),
       build: readBuildInfo(clientDir),
       clientDir,
+      pipelineConfig,
     });
   }
 
@@ -64,7 +73,8 @@ async function main(): Promise<void> {
     const force = setTimeout(() => server.closeAllConnections(), env.SHUTDOWN_GRACE_MS);
     force.unref();
     server.close(async () => {
-      await database.close();
+      await scheduler.stop();
+      await Promise.all([database.close(), importDatabase.close()]);
       logger.info("stopped");
       process.exit(0);
     });
@@ -75,7 +85,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError) {
+  if (error instanceof ConfigError || error instanceof PipelineConfigError) {
     process.stderr.write(`${error.message}\n`);
   } else {
     process.stderr.write(`Threat Radar failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

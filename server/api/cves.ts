@@ -4,9 +4,8 @@ import { parseCveId } from "../../shared/cve/cve-id";
 import { cveListParamsSchema, cveListSearch, type CveListParams } from "../../shared/cve/list-params";
 import type { CveListRow } from "../../shared/cve/list-types";
 import { csvRow } from "../../shared/util/csv";
-import { queryCveDetail } from "../cve/detail";
-import { LIST_COLUMNS, orderedCves, queryCveList, toListRow } from "../cve/list";
-import { queryCveStats } from "../cve/stats";
+import { LIST_COLUMNS, orderedCves, toListRow } from "../cve/list";
+import type { CveService } from "../cve/service";
 import type { Database } from "../db/schema";
 import { renderAtom } from "../syndication/atom";
 import { siteOrigin } from "./site-url";
@@ -37,22 +36,23 @@ function exportRows(db: Kysely<Database>, params: CveListParams) {
 
 export interface CveRoutesOptions {
   db: Kysely<Database>;
+  cves: CveService;
   now: () => Date;
   siteUrl?: string;
 }
 
 /** `/api/v1/cves`: the list with the page's filters, statistics, one record, exports and an Atom feed. */
-export function cveRoutes({ db, now, siteUrl }: CveRoutesOptions): Router {
+export function cveRoutes({ db, cves, now, siteUrl }: CveRoutesOptions): Router {
   const router = Router();
 
   router.get("/cves", async (req, res) => {
     const params = validQuery(cveListParamsSchema, req.originalUrl, res);
-    if (params) res.json(await queryCveList(db, params));
+    if (params) res.json(await cves.list(params));
   });
 
   router.get("/cves/stats", async (req, res) => {
     const params = validQuery(cveListParamsSchema, req.originalUrl, res);
-    if (params) res.json(await queryCveStats(db, params));
+    if (params) res.json(await cves.stats(params));
   });
 
   router.get("/cves/export.csv", async (req, res) => {
@@ -86,7 +86,7 @@ export function cveRoutes({ db, now, siteUrl }: CveRoutesOptions): Router {
       page: 1,
       per_page: Math.min(params.per_page ?? 50, CVE_FEED_MAX_ENTRIES),
     };
-    const { rows } = await queryCveList(db, feedParams);
+    const { rows } = await cves.list(feedParams);
     const origin = siteOrigin(req, siteUrl);
     const search = cveListSearch(params);
     const updated = rows.map((row) => row.updated ?? row.published ?? "").sort().at(-1) || now().toISOString();
@@ -124,7 +124,7 @@ export function cveRoutes({ db, now, siteUrl }: CveRoutesOptions): Router {
       sendBadRequest(res, [{ param: "id", message: "must be a CVE id like CVE-2024-3400" }]);
       return;
     }
-    const detail = await queryCveDetail(db, id, now());
+    const detail = await cves.detail(id, now());
     if (!detail) {
       res.status(404).json({ error: { statusCode: 404, message: `${id} is not in any feed this site imports` } });
       return;

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from "kysely";
+import type { Kysely, Selectable } from "kysely";
 import {
   CVE_PAGE_SIZE_DEFAULT,
   type CveListParams,
@@ -87,38 +87,45 @@ export function sortOf(params: CveListParams): { sort: CveSortKey; dir: "asc" | 
 }
 
 /**
- * A select of the filtered CVEs in the requested order. Descending order puts
- * missing values last (SQLite sorts NULL lowest); the id breaks ties so pages
- * never overlap or skip a row.
+ * A select of the filtered CVEs in the requested order. The id breaks ties so
+ * pages never overlap or skip a row; it runs against the sort direction
+ * because the sort indexes are "<column> desc, id asc", which SQLite can
+ * walk either way. Missing values sort lowest: last when descending.
  */
 export function orderedCves(db: Kysely<Database>, params: CveListParams) {
   const { sort, dir } = sortOf(params);
-  const column = SORT_COLUMNS[sort];
-  let query = db.selectFrom("cves").where((eb) => cveFilter(eb, params));
-  if (dir === "asc") query = query.orderBy(sql`${sql.ref(column)} is null`);
-  return query.orderBy(column, dir).orderBy("cves.id", dir);
+  return db
+    .selectFrom("cves")
+    .where((eb) => cveFilter(eb, params))
+    .orderBy(SORT_COLUMNS[sort], dir)
+    .orderBy("cves.id", dir === "desc" ? "asc" : "desc");
 }
 
-export async function queryCveList(db: Kysely<Database>, params: CveListParams): Promise<CveListPage> {
+export async function queryCveRows(db: Kysely<Database>, params: CveListParams): Promise<CveListRow[]> {
   const perPage = params.per_page ?? CVE_PAGE_SIZE_DEFAULT;
-  const page = params.page ?? 1;
-  const [rows, count] = await Promise.all([
-    orderedCves(db, params)
-      .select(LIST_COLUMNS)
-      .limit(perPage)
-      .offset((page - 1) * perPage)
-      .execute(),
-    db
-      .selectFrom("cves")
-      .where((eb) => cveFilter(eb, params))
-      .select((eb) => eb.fn.countAll<number>().as("total"))
-      .executeTakeFirstOrThrow(),
-  ]);
-  const total = Number(count.total);
+  const rows = await orderedCves(db, params)
+    .select(LIST_COLUMNS)
+    .limit(perPage)
+    .offset(((params.page ?? 1) - 1) * perPage)
+    .execute();
+  return rows.map(toListRow);
+}
+
+export async function countCves(db: Kysely<Database>, params: CveListParams): Promise<number> {
+  const { total } = await db
+    .selectFrom("cves")
+    .where((eb) => cveFilter(eb, params))
+    .select((eb) => eb.fn.countAll<number>().as("total"))
+    .executeTakeFirstOrThrow();
+  return Number(total);
+}
+
+export function toListPage(params: CveListParams, rows: CveListRow[], total: number): CveListPage {
+  const perPage = params.per_page ?? CVE_PAGE_SIZE_DEFAULT;
   return {
-    rows: rows.map(toListRow),
+    rows,
     total,
-    page,
+    page: params.page ?? 1,
     perPage,
     pageCount: Math.max(1, Math.ceil(total / perPage)),
     ...sortOf(params),

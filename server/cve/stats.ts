@@ -60,9 +60,9 @@ export async function queryCveStats(db: Kysely<Database>, params: CveListParams)
     db
       .selectFrom("cves")
       .where((eb) => cveFilter(eb, params))
-      .select([severityLabel.as("severity")])
+      .select(["cves.cvss_severity as severity"])
       .select((eb) => eb.fn.countAll<number>().as("count"))
-      .groupBy("severity")
+      .groupBy("cves.cvss_severity")
       .execute(),
     db
       .selectFrom("cves")
@@ -85,7 +85,11 @@ export async function queryCveStats(db: Kysely<Database>, params: CveListParams)
     const series = bySeverity[row.severity];
     if (index !== undefined && series) series[index] = Number(row.count);
   }
-  const severityCounts = new Map(severityRows.map((row) => [row.severity, Number(row.count)]));
+  const severityCounts = new Map<string, number>();
+  for (const row of severityRows) {
+    const severity = row.severity ?? "NONE";
+    severityCounts.set(severity, (severityCounts.get(severity) ?? 0) + Number(row.count));
+  }
   return {
     perDay: { days, bySeverity },
     severity: SEVERITY_ORDER.map((severity) => ({ severity, count: severityCounts.get(severity) ?? 0 })),

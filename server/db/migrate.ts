@@ -1,7 +1,10 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
+import { isSqlite } from "./dialect";
 import * as m0001 from "./migrations/0001-sources";
 import * as m0002 from "./migrations/0002-cves";
 import * as m0003 from "./migrations/0003-indicators";
+import * as m0004 from "./migrations/0004-cve-radar-indexes";
+import { analyzeAll } from "./sqlite-specific";
 
 /**
  * Migrations are listed here rather than discovered on disk so that they work
@@ -11,6 +14,7 @@ const migrations: Record<string, Migration> = {
   "0001-sources": m0001,
   "0002-cves": m0002,
   "0003-indicators": m0003,
+  "0004-cve-radar-indexes": m0004,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
@@ -19,5 +23,7 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+  const applied = (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
+  if (applied.length > 0 && isSqlite(db)) await analyzeAll(db);
+  return applied;
 }

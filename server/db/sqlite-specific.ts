@@ -89,3 +89,12 @@ export function cveFullTextMatch(text: string): Expression<SqlBool> | null {
 export async function optimizeAfterImport(db: Kysely<any>): Promise<void> {
   await sql`pragma optimize`.execute(db);
 }
+
+/**
+ * Rebuilds the planner's statistics from scratch. Needed after a migration
+ * adds indexes: without statistics SQLite may prefer a new equality index
+ * over the sort indexes and sort the whole table for a page of 25 rows.
+ */
+export async function analyzeAll(db: Kysely<any>): Promise<void> {
+  await sql`analyze`.execute(db);
+}

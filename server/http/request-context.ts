@@ -1,10 +1,12 @@
 import type { Kysely } from "kysely";
+import type { CveService } from "../cve/service";
 import type { Database } from "../db/schema";
 
 /** What every server loader receives as `context`. */
 export interface RequestContext {
   db: Kysely<Database>;
   now: () => Date;
+  cves: CveService;
   /** Set when the request must be answered with an error screen before any data loads. */
   forcedError?: { status: number; message: string };
 }

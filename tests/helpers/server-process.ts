@@ -21,7 +21,7 @@ export interface ServerProcess {
 export function startServerProcess(env: Record<string, string>): ServerProcess {
   const child = spawn(process.execPath, ["--import", "tsx", "server/index.ts"], {
     cwd: PROJECT_ROOT,
-    env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOST: "127.0.0.1", LOG_LEVEL: "info", SYNC_ENABLED: "false", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -1,0 +1,61 @@
+import type { Kysely } from "kysely";
+import { LRUCache } from "lru-cache";
+import { cveListSearch, type CveListParams } from "../../shared/cve/list-params";
+import type { CveChartStats, CveListPage } from "../../shared/cve/list-types";
+import type { CveDetailData } from "../../shared/cve/detail-types";
+import type { Database } from "../db/schema";
+import { queryCveDetail } from "./detail";
+import { countCves, queryCveRows, toListPage } from "./list";
+import { queryCveStats } from "./stats";
+
+export interface CveService {
+  list(params: CveListParams): Promise<CveListPage>;
+  stats(params: CveListParams): Promise<CveChartStats>;
+  detail(id: string, now: Date): Promise<CveDetailData | null>;
+}
+
+/** The part of a view that decides its row set: paging and order do not change counts or charts. */
+function filterKey(params: CveListParams): string {
+  return cveListSearch({ ...params, page: undefined, per_page: undefined, sort: undefined, dir: undefined });
+}
+
+/**
+ * The CVE radar's queries. Counts and chart statistics scan many rows, and
+ * the data only changes when an import finishes, so they are cached per
+ * filter and invalidated by the sources' newest successful import; a page of
+ * rows is an index walk and is always read fresh.
+ */
+export function createCveService(db: Kysely<Database>, cacheSize = 500): CveService {
+  const cache = new LRUCache<string, Promise<unknown>>({ max: cacheSize });
+
+  async function dataVersion(): Promise<string> {
+    const row = await db
+      .selectFrom("sources")
+      .select((eb) => [eb.fn.max("last_success_at").as("version"), eb.fn.countAll<number>().as("sources")])
+      .executeTakeFirst();
+    return `${row?.version ?? ""}/${row?.sources ?? 0}`;
+  }
+
+  async function cached<T>(kind: string, params: CveListParams, compute: () => Promise<T>): Promise<T> {
+    const key = `${await dataVersion()}|${kind}|${filterKey(params)}`;
+    let entry = cache.get(key) as Promise<T> | undefined;
+    if (!entry) {
+      entry = compute();
+      cache.set(key, entry);
+      entry.catch(() => cache.delete(key));
+    }
+    return entry;
+  }
+
+  return {
+    async list(params) {
+      const [rows, total] = await Promise.all([
+        queryCveRows(db, params),
+        cached("count", params, () => countCves(db, params)),
+      ]);
+      return toListPage(params, rows, total);
+    },
+    stats: (params) => cached("stats", params, () => queryCveStats(db, params)),
+    detail: (id, now) => queryCveDetail(db, id, now),
+  };
+}
