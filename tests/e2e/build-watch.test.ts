@@ -49,15 +49,34 @@ const isManifest = (request: Request) => new URL(request.url()).pathname.startsW
 const isLatest = (request: Request) => new URL(request.url()).pathname === "/_app/builds/latest.json";
 
 describe("new build watcher", () => {
-  it("prefetches this build's manifest about 1 s after start", async () => {
+  it("prefetches this build's manifest 1 s after start (not at 999 ms)", async () => {
     await withFrozenClock(async (s) => {
       const { page } = s;
+      // Record fetch() calls inside the page, synchronously, so "not yet" can be checked without waiting.
+      await page.addInitScript(() => {
+        const calls: string[] = [];
+        const original = window.fetch.bind(window);
+        Object.assign(window, { __e2eFetches: calls });
+        window.fetch = (input, init) => {
+          calls.push(typeof input === "string" ? input : input instanceof URL ? input.href : input.url);
+          return original(input, init);
+        };
+      });
+      const manifestFetches = () =>
+        page.evaluate(() =>
+          (window as unknown as { __e2eFetches: string[] }).__e2eFetches.filter((url) => url.includes("/_app/builds/meta/")),
+        );
       await gotoHydrated(page, `${server.url}/`);
+      expect(await manifestFetches()).toEqual([]);
+
+      await page.clock.fastForward(999);
+      expect(await manifestFetches()).toEqual([]);
       expect(s.requests.filter(isManifest)).toEqual([]);
 
       const manifest = page.waitForResponse((response) => isManifest(response.request()));
-      await page.clock.fastForward(1_000);
+      await page.clock.fastForward(1);
       const response = await manifest;
+      expect(await manifestFetches()).toHaveLength(1);
       expect(response.url()).toBe(`${server.url}/_app/builds/meta/${encodeURIComponent(server.buildId)}.json`);
       expect(response.status()).toBe(200);
       expect((await response.json()) as { id: string }).toMatchObject({ id: server.buildId });
