@@ -39,12 +39,12 @@ export interface SourceStatus {
 const HOUR_MS = 3_600_000;
 
 /**
- * `GET /api/v1/sources`: every known source with its last run, last error,
- * counts and data freshness. Mount with `app.use(createSourcesRouter(...))`.
+ * `GET /sources`, mounted under /api/v1: every known source with its last
+ * run, last error, counts and data freshness.
  */
 export function createSourcesRouter({ db, now, config }: SourcesRouterOptions): Router {
   const router = Router();
-  router.get("/api/v1/sources", async (_req, res, next) => {
+  router.get("/sources", async (_req, res, next) => {
     try {
       const rows = new Map((await db.selectFrom("sources").selectAll().execute()).map((row) => [row.name, row]));
       const clock = now().getTime();

@@ -230,7 +230,7 @@ describe("sources API and scheduler", () => {
 
   it("GET /api/v1/sources lists every source with status, counts and freshness", async () => {
     await sync("cisa-kev", { SOURCE_CISA_KEV_URL: KEV_JSON });
-    const app = express().use(createSourcesRouter({ db: db.db, now: () => new Date("2025-08-30T00:00:00Z"), config: quietConfig() }));
+    const app = express().use("/api/v1", createSourcesRouter({ db: db.db, now: () => new Date("2025-08-30T00:00:00Z"), config: quietConfig() }));
     const response = await request(app).get("/api/v1/sources").expect(200);
     expect(response.body.sources.map((s: { name: string }) => s.name)).toEqual(SOURCES.map((s) => s.name));
     const kev = response.body.sources.find((s: { name: string }) => s.name === "cisa-kev");
