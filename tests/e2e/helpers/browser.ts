@@ -84,7 +84,7 @@ export const HYDRATED = '#root[data-hydration="hydrated"]';
 
 /** Loads `url` as a document and waits until React has hydrated it. */
 export async function gotoHydrated(page: Page, url: string): Promise<void> {
-  await page.goto(url);
+  await page.goto(url, { waitUntil: "domcontentloaded" });
   await waitForHydration(page);
 }
 

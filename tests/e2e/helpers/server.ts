@@ -35,8 +35,8 @@ async function waitForHealthz(url: string, child: ChildProcess, output: () => st
   const deadline = Date.now() + 60_000;
   let last = "no attempt";
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) {
-      throw new Error(`The server exited with ${child.exitCode} before it was healthy:\n${output()}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`The server exited (${child.exitCode ?? child.signalCode}) before it was healthy:\n${output()}`);
     }
     try {
       const res = await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(5_000) });
@@ -78,9 +78,13 @@ export async function startE2eServer(env: Record<string, string> = {}): Promise<
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  let closing = false;
   const exited = new Promise<void>((done) => {
-    if (child.exitCode !== null) done();
-    else child.once("exit", () => done());
+    child.once("exit", (code, signal) => {
+      // A server that dies under a running test explains the connection errors that follow.
+      if (!closing) process.stderr.write(`[e2e] the server on port ${port} exited unexpectedly (code ${code}, signal ${signal}):\n${output}\n`);
+      done();
+    });
   });
   const url = `http://127.0.0.1:${port}`;
   const databasePath = join(dir, "e2e.sqlite");
@@ -89,6 +93,7 @@ export async function startE2eServer(env: Record<string, string> = {}): Promise<
   try {
     await waitForHealthz(url, child, () => output);
   } catch (error) {
+    closing = true;
     child.kill("SIGKILL");
     await exited;
     cleanUp();
@@ -103,7 +108,8 @@ export async function startE2eServer(env: Record<string, string> = {}): Promise<
     buildId: latest.id,
     output: () => output,
     async close() {
-      if (child.exitCode === null) {
+      closing = true;
+      if (child.exitCode === null && child.signalCode === null) {
         child.kill("SIGTERM");
         const killer = setTimeout(() => child.kill("SIGKILL"), 15_000);
         await exited;
