@@ -45,6 +45,7 @@ export default defineConfig(({ isSsrBuild }) => ({
         test: {
           name: "integration",
           include: ["tests/integration/**/*.test.{ts,tsx}"],
+          globalSetup: ["tests/integration/setup/snapshot-database.ts"],
           testTimeout: 120_000,
           hookTimeout: 300_000,
         },

@@ -9,7 +9,7 @@ import type { CveService } from "../cve/service";
 import type { Database } from "../db/schema";
 import { renderAtom } from "../syndication/atom";
 import { siteOrigin } from "./site-url";
-import { writeChunk } from "./streaming";
+import { streamText } from "./streaming";
 import { sendBadRequest, validQuery } from "./validation";
 
 /** Exports stop after this many rows; narrow the filter for more. */
@@ -59,22 +59,25 @@ export function cveRoutes({ db, cves, now, siteUrl }: CveRoutesOptions): Router 
     const params = validQuery(cveListParamsSchema, req.originalUrl, res);
     if (!params) return;
     res.type("text/csv; charset=utf-8").attachment("cves.csv");
-    await writeChunk(res, csvRow(CSV_HEADER));
-    for await (const row of exportRows(db, params)) await writeChunk(res, csvRow(csvValues(toListRow(row))));
-    res.end();
+    await streamText(res, async function* () {
+      yield csvRow(CSV_HEADER);
+      for await (const row of exportRows(db, params)) yield csvRow(csvValues(toListRow(row)));
+    });
   });
 
   router.get("/cves/export.json", async (req, res) => {
     const params = validQuery(cveListParamsSchema, req.originalUrl, res);
     if (!params) return;
     res.type("application/json").attachment("cves.json");
-    await writeChunk(res, `{"generatedAt":${JSON.stringify(now().toISOString())},"maxRows":${CVE_EXPORT_MAX_ROWS},"cves":[`);
-    let first = true;
-    for await (const row of exportRows(db, params)) {
-      await writeChunk(res, `${first ? "" : ","}${JSON.stringify(toListRow(row))}`);
-      first = false;
-    }
-    res.end("]}");
+    await streamText(res, async function* () {
+      yield `{"generatedAt":${JSON.stringify(now().toISOString())},"maxRows":${CVE_EXPORT_MAX_ROWS},"cves":[`;
+      let first = true;
+      for await (const row of exportRows(db, params)) {
+        yield `${first ? "" : ","}${JSON.stringify(toListRow(row))}`;
+        first = false;
+      }
+      yield "]}";
+    });
   });
 
   router.get("/cves/feed.atom", async (req, res) => {

@@ -1,7 +1,11 @@
-import { once } from "node:events";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { Response } from "express";
 
-/** Writes a chunk, waiting for the socket to drain when its buffer is full. */
-export async function writeChunk(res: Response, chunk: string): Promise<void> {
-  if (!res.write(chunk)) await once(res, "drain");
+/**
+ * Streams generated text to the response with backpressure, so an export of
+ * thousands of rows never sits in memory whole.
+ */
+export async function streamText(res: Response, chunks: () => AsyncIterable<string>): Promise<void> {
+  await pipeline(Readable.from(chunks()), res);
 }

@@ -13,6 +13,9 @@ function parseJson<T>(text: string | null, fallback: T): T {
   }
 }
 
+/** A CVE page lists at most this many indicators; the IOC radar's filter has the rest. */
+const MAX_INDICATORS = 200;
+
 const byDate = (a: { date: string }, b: { date: string }) => a.date.localeCompare(b.date);
 
 /**
@@ -21,7 +24,7 @@ const byDate = (a: { date: string }, b: { date: string }) => a.date.localeCompar
  * with `missing` saying what is absent.
  */
 export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date): Promise<CveDetailData | null> {
-  const [record, cvss, epss, kev, ssvc, cwes, affected, references, exploits] = await Promise.all([
+  const [record, cvss, epss, kev, ssvc, cwes, affected, references, exploits, indicators] = await Promise.all([
     db.selectFrom("cves").selectAll().where("id", "=", id).executeTakeFirst(),
     db.selectFrom("cve_cvss").selectAll().where("cve_id", "=", id).orderBy("version", "desc").orderBy("score", "desc").execute(),
     db.selectFrom("epss_scores").selectAll().where("cve_id", "=", id).orderBy("score_date").execute(),
@@ -36,9 +39,19 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
     db.selectFrom("cve_affected").selectAll().where("cve_id", "=", id).execute(),
     db.selectFrom("cve_references").selectAll().where("cve_id", "=", id).execute(),
     db.selectFrom("cve_exploits").selectAll().where("cve_id", "=", id).orderBy("kind").orderBy("url").execute(),
+    db
+      .selectFrom("indicator_cves")
+      .innerJoin("indicators", "indicators.id", "indicator_cves.indicator_id")
+      .select(["indicators.type", "indicators.value"])
+      .distinct()
+      .where("indicator_cves.cve_id", "=", id)
+      .orderBy("indicators.type")
+      .orderBy("indicators.value")
+      .limit(MAX_INDICATORS)
+      .execute(),
   ]);
 
-  if (!record && !kev && epss.length === 0 && exploits.length === 0 && references.length === 0) return null;
+  if (!record && !kev && epss.length === 0 && exploits.length === 0 && references.length === 0 && indicators.length === 0) return null;
 
   const latestEpss = epss.at(-1) ?? null;
   const best = cvss[0] ? [...cvss].sort((a, b) => b.score - a.score)[0]! : null;
@@ -126,7 +139,7 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
     references: references.map((r) => ({ url: r.url, name: r.name, tags: parseJson<string[]>(r.tags, []), source: r.source })),
     exploits: exploits.map((e) => ({ url: e.url, kind: e.kind, origin: e.origin })),
     timeline: timeline.sort(byDate),
-    indicators: [],
+    indicators,
     missing,
   };
 }
