@@ -58,12 +58,15 @@ async function waitForAnnouncement(page: Page, title: string): Promise<void> {
 }
 
 describe("client-side navigation", () => {
-  it("header links move between /, /cve-radar and /ioc-radar via _payload.json, never reloading the document", async () => {
+  it("header links move between /, /cve-radar and /ioc-radar via _payload.json, announced, never reloading the document", async () => {
     await withSession(async (s) => {
       const { page } = s;
       await gotoHydrated(page, `${server.url}/`);
       await setDocumentMarker(page);
       expect(s.payloadRequests()).toEqual([]);
+      // The route announcer is a assertive live region, silent until the first navigation.
+      expect(await page.getByTestId("route-announcer").getAttribute("aria-live")).toBe("assertive");
+      expect(await announcerText(page)).toBe("");
 
       const steps = [
         { link: "CVE radar", path: "/cve-radar", title: `CVE radar · ${SITE}` },
@@ -72,6 +75,7 @@ describe("client-side navigation", () => {
         { link: "IOC radar", path: "/ioc-radar", title: `IOC radar · ${SITE}` },
         { link: "CVE radar", path: "/cve-radar", title: `CVE radar · ${SITE}` },
         { link: "Home", path: "/", title: `Home · ${SITE}` },
+        { link: "IOC radar", path: "/ioc-radar", title: `IOC radar · ${SITE}` },
       ] as const;
       for (const [index, step] of steps.entries()) {
         await mainNavLink(page, step.link).click();
@@ -82,6 +86,12 @@ describe("client-side navigation", () => {
         expect(s.payloadRequests().at(-1)).toBe(`${server.url}${expectedPayloadPath(step.path, server.buildId)}`);
         expect(await mainNavLink(page, step.link).getAttribute("aria-current")).toBe("page");
       }
+      // The site name in the header is a client-side link home too.
+      await page.getByRole("link", { name: `${SITE} home` }).click();
+      await page.waitForURL(`${server.url}/`);
+      await waitForAnnouncement(page, `Home · ${SITE}`);
+      expect(s.payloadRequests()).toHaveLength(steps.length + 1);
+      expect(s.payloadRequests().at(-1)).toBe(`${server.url}${expectedPayloadPath("/", server.buildId)}`);
 
       expect(await documentMarker(page)).toBe(1);
       expect(s.documentLoads()).toEqual([`${server.url}/`]);
@@ -89,22 +99,25 @@ describe("client-side navigation", () => {
     });
   });
 
-  it("the site name in the header is a client-side link home", async () => {
+  it("a CVE in the CVE radar's table opens its detail page client-side", async () => {
     await withSession(async (s) => {
-      await gotoHydrated(s.page, `${server.url}/ioc-radar`);
-      await setDocumentMarker(s.page);
-      await s.page.getByRole("link", { name: `${SITE} home` }).click();
-      await s.page.waitForURL(`${server.url}/`);
-      await waitForTitle(s.page, `Home · ${SITE}`);
-      expect(s.payloadRequests()).toEqual([`${server.url}${expectedPayloadPath("/", server.buildId)}`]);
-      expect(await documentMarker(s.page)).toBe(1);
+      const { page } = s;
+      await gotoHydrated(page, `${server.url}/cve-radar`);
+      await setDocumentMarker(page);
+      await page.getByTestId("cve-table").getByRole("link", { name: "CVE-2024-3400", exact: true }).click();
+      await page.waitForURL(`${server.url}/cve-radar/CVE-2024-3400`);
+      await waitForTitle(page, `CVE-2024-3400 · ${SITE}`);
+      await waitForAnnouncement(page, `CVE-2024-3400 · ${SITE}`);
+      expect(s.payloadRequests()).toEqual([`${server.url}${expectedPayloadPath("/cve-radar/CVE-2024-3400", server.buildId)}`]);
+      expect(await documentMarker(page)).toBe(1);
       expect(s.documentLoads()).toHaveLength(1);
       expect(s.console.problems()).toEqual([]);
     });
   });
 
-  // No page links to a detail page (the list pages have no rows to link from), so a detail page
-  // is reached client-side the way a person can: leave it with a header link and press Back.
+  // Nothing links to an IOC detail page without IOC data (and detail pages were unlinked before the
+  // CVE table existed), so detail pages are also reached client-side the way a person can: leave
+  // with a header link and press Back.
   it.each([
     ["/cve-radar/CVE-2024-3400", "CVE radar", `CVE-2024-3400 · ${SITE}`],
     ["/ioc-radar/8.8.8.8", "IOC radar", `8.8.8.8 · ${SITE}`],
@@ -140,25 +153,6 @@ describe("client-side navigation", () => {
 });
 
 describe("navigation effects of the layout", () => {
-  it("the route announcer is silent on the first load and says 'Navigated to <title>' after each navigation", async () => {
-    await withSession(async (s) => {
-      const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
-      const announcer = page.getByTestId("route-announcer");
-      expect(await announcer.getAttribute("aria-live")).toBe("assertive");
-      expect(await announcerText(page)).toBe("");
-
-      await mainNavLink(page, "CVE radar").click();
-      await page.waitForURL(`${server.url}/cve-radar`);
-      await waitForAnnouncement(page, `CVE radar · ${SITE}`);
-      expect(await page.title()).toBe(`CVE radar · ${SITE}`);
-
-      await mainNavLink(page, "IOC radar").click();
-      await waitForAnnouncement(page, `IOC radar · ${SITE}`);
-      expect(s.console.problems()).toEqual([]);
-    });
-  });
-
   it("moving to another page scrolls to the top", async () => {
     await withSession(
       async (s) => {
@@ -197,6 +191,32 @@ describe("navigation effects of the layout", () => {
         await expect
           .poll(() => page.evaluate((key) => sessionStorage.getItem(key), HISTORY_KEY))
           .toContain('"to":"/#main-content"');
+      },
+      { viewport: { width: 1024, height: 400 } },
+    );
+  });
+
+  it("the CVE radar's 'Radar priority' hash link scrolls its explainer into view without loading anything", async () => {
+    await withSession(
+      async (s) => {
+        const { page } = s;
+        await gotoHydrated(page, `${server.url}/cve-radar`);
+        await setDocumentMarker(page);
+        const target = page.locator("#radar-priority");
+        expect(await target.evaluate((element) => element.getBoundingClientRect().top > window.innerHeight)).toBe(true);
+
+        await page.getByRole("link", { name: "Radar priority", exact: true }).click();
+        await page.waitForURL(`${server.url}/cve-radar#radar-priority`);
+        await page.waitForFunction(() => {
+          const top = document.getElementById("radar-priority")!.getBoundingClientRect().top;
+          return top >= -1 && top < window.innerHeight;
+        });
+        await expect
+          .poll(() => page.evaluate((key) => sessionStorage.getItem(key), HISTORY_KEY))
+          .toContain('{"from":"/cve-radar","to":"/cve-radar#radar-priority"');
+        expect(s.payloadRequests()).toEqual([]);
+        expect(await documentMarker(page)).toBe(1);
+        expect(s.documentLoads()).toHaveLength(1);
       },
       { viewport: { width: 1024, height: 400 } },
     );
