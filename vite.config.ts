@@ -55,6 +55,7 @@ export default defineConfig(({ isSsrBuild }) => ({
         test: {
           name: "e2e",
           include: ["tests/e2e/**/*.test.ts"],
+          globalSetup: ["tests/integration/setup/snapshot-database.ts"],
           testTimeout: 60_000,
           hookTimeout: 180_000,
           fileParallelism: false,

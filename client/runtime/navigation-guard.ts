@@ -13,7 +13,8 @@ export function installNavigationGuard(config: PublicConfig): void {
     "click",
     (event) => {
       const anchor = (event.target as Element | null)?.closest?.("a[href]");
-      if (!(anchor instanceof HTMLAnchorElement)) return;
+      // A download does not navigate; chart exports are data: and blob: downloads.
+      if (!(anchor instanceof HTMLAnchorElement) || anchor.hasAttribute("download")) return;
       const allowed = mayNavigate(anchor.getAttribute("href") ?? "", window.location.origin, {
         allowExternal: anchor.hasAttribute(ALLOW_EXTERNAL_ATTRIBUTE),
         allowedOrigins: config.allowedExternalOrigins,

@@ -1,17 +1,20 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { join, relative } from "node:path";
 import pino from "pino";
 import type { TestProject } from "vitest/node";
 import { openSqliteDatabase } from "../../../server/db/connection";
 import { migrateToLatest } from "../../../server/db/migrate";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import { syncSource } from "../../../server/pipeline/sync";
-import { DATA_DIR } from "../../helpers/paths";
+import { DATA_DIR, PROJECT_ROOT } from "../../helpers/paths";
 
 /** The clock the snapshot database was imported with; tests that depend on "now" use it too. */
 export const SNAPSHOT_NOW = "2025-01-24T00:00:00Z";
 export const SNAPSHOT_SOURCES = ["mitre-cwe", "cisa-kev", "epss", "cve-json5", "trickest-poc"] as const;
+
+/** Code whose change must rebuild the cached snapshot database. */
+const IMPORT_CODE = ["server/db", "server/pipeline", "server/feeds", "shared/ioc", "shared/scoring", "shared/types", "tests/integration/setup"];
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -19,22 +22,58 @@ declare module "vitest" {
   }
 }
 
+function* files(dir: string): Generator<string> {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* files(path);
+    else yield path;
+  }
+}
+
+/** Same import code and same snapshot files give the same key. */
+function cacheKey(): string {
+  const hash = createHash("sha256");
+  hash.update(SNAPSHOT_SOURCES.join(",") + SNAPSHOT_NOW);
+  for (const dir of IMPORT_CODE) {
+    for (const file of [...files(join(PROJECT_ROOT, dir))].sort()) hash.update(relative(PROJECT_ROOT, file)).update(readFileSync(file));
+  }
+  for (const file of [...files(DATA_DIR)].sort()) {
+    const { size, mtimeMs } = statSync(file);
+    hash.update(`${relative(DATA_DIR, file)}:${size}:${mtimeMs}`);
+  }
+  return hash.digest("hex").slice(0, 16);
+}
+
+async function importSnapshots(path: string): Promise<void> {
+  const database = openSqliteDatabase(path);
+  try {
+    await migrateToLatest(database.db);
+    const config = loadPipelineConfig({});
+    const logger = pino({ level: "silent" });
+    for (const name of SNAPSHOT_SOURCES) {
+      const outcome = await syncSource(name, { db: database.db, config, logger, mirrorDir: DATA_DIR, now: () => new Date(SNAPSHOT_NOW) });
+      if (outcome.status !== "ok") throw new Error(`snapshot import of ${name} failed: ${outcome.error ?? outcome.status}`);
+    }
+  } finally {
+    await database.close();
+  }
+}
+
 /**
- * Imports the real feed snapshots once per test run, through the product's
- * own sync path, into a database the read-only page and API tests share.
+ * Imports the real feed snapshots through the product's own sync path into a
+ * database that the read-only page, API and browser tests share. It is cached
+ * under node_modules/.cache, keyed by the import code and the snapshot files,
+ * so the integration and e2e projects (and reruns) import only once.
  */
 export default async function setup(project: TestProject) {
-  const dir = mkdtempSync(join(tmpdir(), "threat-radar-snapshot-"));
-  const path = join(dir, "snapshot.sqlite");
-  const database = openSqliteDatabase(path);
-  await migrateToLatest(database.db);
-  const config = loadPipelineConfig({});
-  const logger = pino({ level: "silent" });
-  for (const name of SNAPSHOT_SOURCES) {
-    const outcome = await syncSource(name, { db: database.db, config, logger, mirrorDir: DATA_DIR, now: () => new Date(SNAPSHOT_NOW) });
-    if (outcome.status !== "ok") throw new Error(`snapshot import of ${name} failed: ${outcome.error ?? outcome.status}`);
+  const dir = join(PROJECT_ROOT, "node_modules/.cache/threat-radar");
+  const path = join(dir, `snapshot-${cacheKey()}.sqlite`);
+  if (!existsSync(path)) {
+    mkdirSync(dir, { recursive: true });
+    for (const stale of readdirSync(dir)) rmSync(join(dir, stale), { force: true });
+    const building = `${path}.building-${process.pid}`;
+    await importSnapshots(building);
+    renameSync(building, path);
   }
-  await database.close();
   project.provide("snapshotDatabase", path);
-  return () => rmSync(dir, { recursive: true, force: true });
 }
