@@ -349,6 +349,42 @@ describe("loading bar", () => {
     });
   });
 
+  it("appears exactly when a navigation has been loading for 100 ms (fake clock, payload held)", async () => {
+    await withSession(async (s) => {
+      const { page } = s;
+      const start = new Date("2026-03-01T08:00:00Z").getTime();
+      await page.clock.install({ time: start });
+      await page.clock.pauseAt(start + 10);
+      let release!: () => void;
+      const released = new Promise<void>((done) => (release = done));
+      await s.context.route("**/cve-radar/_payload.json*", async (route) => {
+        await released;
+        await route.continue();
+      });
+      await gotoHydrated(page, `${server.url}/`);
+      await watchLoadingBar(page);
+
+      await mainNavLink(page, "CVE radar").click();
+      // The bar's timer is set when the loading state has rendered, which announces itself with this event.
+      await page.waitForFunction(() =>
+        (window as unknown as { __e2eLoadingEvents: string[] }).__e2eLoadingEvents.includes("page-loading-start"),
+      );
+      await page.clock.runFor(99);
+      expect(await barValues(page)).toEqual([]);
+      expect(await page.locator(".loading-bar").getAttribute("data-visible")).toBe("false");
+
+      await page.clock.runFor(1);
+      await page.locator('.loading-bar[data-visible="true"]').waitFor({ state: "attached" });
+
+      release();
+      await page.waitForURL(`${server.url}/cve-radar`);
+      await waitForTitle(page, `CVE radar · ${SITE}`);
+      await page.locator('.loading-bar[data-visible="false"]').waitFor({ state: "attached" });
+      expect(await barValues(page)).toEqual(["true", "false"]);
+      expect(await loadingEvents(page)).toEqual(["page-loading-start", "page-loading-end"]);
+    });
+  });
+
   it("does not appear for a fast navigation", async () => {
     await withSession(async (s) => {
       const { page } = s;
