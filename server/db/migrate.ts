@@ -4,6 +4,7 @@ import * as m0001 from "./migrations/0001-sources";
 import * as m0002 from "./migrations/0002-cves";
 import * as m0003 from "./migrations/0003-indicators";
 import * as m0004 from "./migrations/0004-cve-radar-indexes";
+import * as m0005 from "./migrations/0005-warninglist-title";
 import { analyzeAll } from "./sqlite-specific";
 
 /**
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   "0002-cves": m0002,
   "0003-indicators": m0003,
   "0004-cve-radar-indexes": m0004,
+  "0005-warninglist-title": m0005,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

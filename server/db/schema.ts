@@ -225,7 +225,10 @@ export interface IndicatorCvesTable {
 }
 
 export interface WarninglistsTable {
+  /** The list's folder in misp-warninglists, a stable id ("public-dns-v4"). */
   name: string;
+  /** The list's own name ("List of known IPv4 public DNS resolvers"). */
+  title: string | null;
   description: string | null;
   version: string | null;
   /** cidr | string | hostname | substring | regex */

@@ -5,14 +5,17 @@ import { epssImporter } from "./importers/epss";
 import { kevImporter } from "./importers/kev";
 import { trickestImporter } from "./importers/trickest";
 import { indicatorImporter } from "./importers/indicators";
+import { warninglistImporter } from "./importers/warninglists";
 import { readCveJson5, readCwe, readEpss, readKev, readNvd, readTrickest } from "./readers";
 import {
   readFeodo,
   readMalwareBazaar,
   readMaltrail,
+  readSignatureBase,
   readThreatFox,
   readTweetFeed,
   readUrlhaus,
+  readWarninglists,
 } from "./ioc-readers";
 import type { SourceReader } from "./run";
 
@@ -28,7 +31,9 @@ export const SOURCE_NAMES = [
   "feodotracker",
   "malwarebazaar",
   "tweetfeed",
+  "signature-base",
   "maltrail",
+  "misp-warninglists",
 ] as const;
 
 export type SourceName = (typeof SOURCE_NAMES)[number];
@@ -181,11 +186,28 @@ export const SOURCES: readonly SourceDefinition[] = [
       "tweetfeed/tweetfeed_daily_2024.csv.gz",
       "tweetfeed/tweetfeed_daily_2025.csv.gz",
       "tweetfeed/tweetfeed_daily_2026.csv.gz",
+      "tweetfeed/tweetfeed_misp_feed.tar.gz",
+      "tweetfeed/tweetfeed_stix21_week.json.gz",
     ],
     intervalMinutes: 6 * HOUR,
     enabledByDefault: true,
     staleAfterHours: 72,
     read: readTweetFeed,
+    createImporter: indicatorImporter,
+  },
+  {
+    name: "signature-base",
+    title: "signature-base IOCs (Florian Roth)",
+    defaultLocations: [
+      "https://raw.githubusercontent.com/Neo23x0/signature-base/master/iocs/c2-iocs.txt",
+      "https://raw.githubusercontent.com/Neo23x0/signature-base/master/iocs/hash-iocs.txt",
+    ],
+    mirrorPaths: ["signature-base-iocs/"],
+    intervalMinutes: DAY,
+    enabledByDefault: true,
+    // Curated lists, updated every few weeks.
+    staleAfterHours: 90 * 24,
+    read: readSignatureBase,
     createImporter: indicatorImporter,
   },
   {
@@ -198,6 +220,17 @@ export const SOURCES: readonly SourceDefinition[] = [
     staleAfterHours: 7 * 24,
     read: readMaltrail,
     createImporter: indicatorImporter,
+  },
+  {
+    name: "misp-warninglists",
+    title: "MISP warninglists",
+    defaultLocations: ["https://github.com/MISP/misp-warninglists/archive/refs/heads/main.tar.gz"],
+    mirrorPaths: ["misp-warninglists/lists"],
+    intervalMinutes: DAY,
+    enabledByDefault: true,
+    staleAfterHours: 30 * 24,
+    read: readWarninglists,
+    createImporter: warninglistImporter,
   },
 ];
 

@@ -1,0 +1,170 @@
+import { cp, mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadPipelineConfig } from "../../../server/pipeline/config";
+import type { ImportOutcome } from "../../../server/pipeline/run";
+import { syncSource } from "../../../server/pipeline/sync";
+import { buildWarninglistMatcher, type WarninglistType } from "../../../shared/ioc/warninglist-match";
+import { normalizeIndicator } from "../../../shared/ioc/normalize";
+import { createTestDatabase, recordingLogger, snapshot, snapshotDir, type TestDatabase } from "../../helpers/feed-server";
+
+/**
+ * The IOC-side sources imported from the real snapshots through the mirror
+ * layout: MISP warninglists, signature-base and TweetFeed (CSV, MISP, STIX),
+ * checked against PROVENANCE.md and the files themselves.
+ */
+const NOW = new Date("2026-08-23T00:00:00Z");
+const config = loadPipelineConfig({});
+const { logger } = recordingLogger();
+let db: TestDatabase;
+const outcomes = new Map<string, ImportOutcome>();
+
+function sync(name: string, env: Record<string, string> = {}) {
+  return syncSource(name, { db: db.db, config: loadPipelineConfig(env), logger, mirrorDir: snapshotDir, now: () => NOW });
+}
+
+async function count(table: "warninglists" | "warninglist_entries" | "indicator_sightings" | "indicator_cves"): Promise<number> {
+  return Number((await db.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+}
+
+async function cvesOf(value: string): Promise<string[]> {
+  const rows = await db.db
+    .selectFrom("indicator_cves")
+    .innerJoin("indicators", "indicators.id", "indicator_cves.indicator_id")
+    .select("indicator_cves.cve_id")
+    .where("indicators.value", "=", value)
+    .orderBy("indicator_cves.cve_id")
+    .execute();
+  return rows.map((row) => row.cve_id);
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  for (const name of ["misp-warninglists", "signature-base", "tweetfeed"]) {
+    outcomes.set(name, await syncSource(name, { db: db.db, config, logger, mirrorDir: snapshotDir, now: () => NOW }));
+  }
+});
+
+afterAll(async () => {
+  await db?.dispose();
+});
+
+describe("MISP warninglists", () => {
+  it("stores the 41 lists and 269,049 entries PROVENANCE.md counts", async () => {
+    expect(outcomes.get("misp-warninglists")).toMatchObject({
+      status: "ok",
+      counts: { added: 41, updated: 0, unchanged: 0, rejected: 0, removed: 0 },
+      recordCount: 41,
+    });
+    expect(await count("warninglists")).toBe(41);
+    expect(await count("warninglist_entries")).toBe(269_049);
+    const total = await db.db
+      .selectFrom("warninglists")
+      .select((eb) => eb.fn.sum<number>("entry_count").as("n"))
+      .executeTakeFirstOrThrow();
+    expect(Number(total.n)).toBe(269_049);
+    const dns = await db.db.selectFrom("warninglists").selectAll().where("name", "=", "public-dns-v4").executeTakeFirstOrThrow();
+    expect(dns).toMatchObject({ type: "cidr", version: "20240615", entry_count: 62_745, title: "List of known IPv4 public DNS resolvers" });
+    expect(JSON.parse(dns.matching_attributes)).toContain("ip-dst");
+  });
+
+  it("answers which lists hold 8.8.8.8, by entry and through the matcher built from the stored lists", async () => {
+    const exact = await db.db.selectFrom("warninglist_entries").select("list_name").where("value", "=", "8.8.8.8").execute();
+    expect(exact.map((row) => row.list_name)).toEqual(["public-dns-v4"]);
+
+    const lists = await db.db.selectFrom("warninglists").selectAll().execute();
+    const entries = await db.db.selectFrom("warninglist_entries").select(["list_name", "value"]).execute();
+    const byList = new Map<string, string[]>();
+    for (const entry of entries) {
+      const values = byList.get(entry.list_name) ?? [];
+      values.push(entry.value);
+      byList.set(entry.list_name, values);
+    }
+    const matcher = buildWarninglistMatcher(
+      lists.map((list) => ({
+        name: list.name,
+        type: list.type as WarninglistType,
+        matchingAttributes: JSON.parse(list.matching_attributes),
+        entries: byList.get(list.name) ?? [],
+      })),
+    );
+    expect(matcher.match(normalizeIndicator("8.8.8.8")!)).toContainEqual({ list: "public-dns-v4", type: "cidr", entry: "8.8.8.8" });
+  });
+
+  it("re-imports as all unchanged, and drops a list the publisher no longer has", async () => {
+    const again = await sync("misp-warninglists");
+    expect(again.counts).toEqual({ added: 0, updated: 0, unchanged: 41, rejected: 0, removed: 0 });
+    expect(await count("warninglist_entries")).toBe(269_049);
+
+    const lists = join(db.dir, "lists");
+    for (const name of ["rfc1918", "multicast"]) {
+      await mkdir(join(lists, name), { recursive: true });
+      await cp(snapshot("misp-warninglists", "lists", name, "list.json"), join(lists, name, "list.json"));
+    }
+    const fewer = await sync("misp-warninglists", { SOURCE_MISP_WARNINGLISTS_URL: lists });
+    expect(fewer.counts).toEqual({ added: 0, updated: 0, unchanged: 2, rejected: 0, removed: 39 });
+    const left = await db.db.selectFrom("warninglists").select("name").orderBy("name").execute();
+    expect(left.map((row) => row.name)).toEqual(["multicast", "rfc1918"]);
+    const entries = await db.db.selectFrom("warninglist_entries").select("list_name").distinct().orderBy("list_name").execute();
+    expect(entries.map((row) => row.list_name)).toEqual(["multicast", "rfc1918"]);
+
+    const restored = await sync("misp-warninglists");
+    expect(restored.counts).toEqual({ added: 39, updated: 0, unchanged: 2, rejected: 0, removed: 0 });
+    expect(await count("warninglist_entries")).toBe(269_049);
+  });
+});
+
+describe("signature-base", () => {
+  it("stores one sighting per distinct value of the 1,844 C2 entries and 3,224 hashes", async () => {
+    const outcome = outcomes.get("signature-base");
+    expect(outcome).toMatchObject({ status: "ok", counts: { rejected: 0 } });
+    const sightings = await db.db
+      .selectFrom("indicator_sightings")
+      .innerJoin("indicators", "indicators.id", "indicator_sightings.indicator_id")
+      .select(["indicators.type", (eb) => eb.fn.countAll().as("n")])
+      .where("indicator_sightings.source", "=", "signature-base")
+      .groupBy("indicators.type")
+      .execute();
+    const byType = Object.fromEntries(sightings.map((row) => [row.type, Number(row.n)]));
+    // Some values are listed twice (under two campaigns); distinct values, lower-cased, by length:
+    // 986 × 32, 893 × 40, 1,174 × 64 in hash-iocs.txt, and 1,773 in c2-iocs.txt.
+    expect(byType).toEqual({ md5: 986, sha1: 893, sha256: 1_174, domain: 1_655, ipv4: 118 });
+    expect(outcome?.recordCount).toBe(Object.values(byType).reduce((a, b) => a + b, 0));
+  });
+
+  it("links indicators to the CVEs their description or group names", async () => {
+    // hash-iocs.txt: "58a74dce…4495;Lazarus campaign … Vir.IT driver for CVE-2017-16238 - https://…"
+    expect(await cvesOf("58a74dceb2022cd8a358b92acd1b48a5e01c524c3b0195d7033e4bd55eff4495")).toEqual(["CVE-2017-16238"]);
+    // "827d507a…;Barracuda ESG exploitation - CVE-2023-2868 - mod_udp.so SALTWATER Variant …"
+    expect(await cvesOf("827d507aa3bde0ef903ca5dec60cdec8")).toEqual(["CVE-2023-2868"]);
+    // c2-iocs.txt: the "# Papercut exploitation … (CVE-2023-27351) and … (CVE-2023-27350)" group.
+    const papercut = await db.db
+      .selectFrom("indicator_cves")
+      .select(["cve_id", (eb) => eb.fn.countAll().as("n")])
+      .where("source", "=", "signature-base")
+      .where("cve_id", "in", ["CVE-2023-27350", "CVE-2023-27351"])
+      .groupBy("cve_id")
+      .execute();
+    expect(papercut).toHaveLength(2);
+    expect(papercut.every((row) => Number(row.n) > 0)).toBe(true);
+  });
+
+  it("re-imports as all unchanged", async () => {
+    const links = await count("indicator_cves");
+    const again = await sync("signature-base");
+    const first = outcomes.get("signature-base")!.counts;
+    expect(again.counts).toEqual({ added: 0, updated: 0, unchanged: first.added + first.updated + first.unchanged, rejected: 0, removed: 0 });
+    expect(await count("indicator_cves")).toBe(links);
+  });
+});
+
+describe("TweetFeed", () => {
+  it("imports the daily CSV files, the MISP feed and the STIX bundle into one source", async () => {
+    const outcome = outcomes.get("tweetfeed");
+    expect(outcome?.status).toBe("ok");
+    const read = outcome!.counts.added + outcome!.counts.updated + outcome!.counts.unchanged + outcome!.counts.rejected;
+    // 314,705 CSV rows + 110,682 MISP attributes + 1,536 STIX indicators.
+    expect(read).toBe(66_406 + 180_995 + 67_304 + 110_682 + 1_536);
+    expect(outcome!.counts.rejected).toBeLessThan(read / 100);
+  });
+});
