@@ -13,6 +13,12 @@ function parseJson<T>(text: string | null, fallback: T): T {
   }
 }
 
+/**
+ * Log4Shell alone has over 2,000 PoC repositories; a page lists this many and
+ * states the total.
+ */
+const MAX_EXPLOITS = 100;
+
 /** A CVE page lists at most this many indicators; the IOC radar's filter has the rest. */
 const MAX_INDICATORS = 200;
 
@@ -38,7 +44,7 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
       .execute(),
     db.selectFrom("cve_affected").selectAll().where("cve_id", "=", id).execute(),
     db.selectFrom("cve_references").selectAll().where("cve_id", "=", id).execute(),
-    db.selectFrom("cve_exploits").selectAll().where("cve_id", "=", id).orderBy("kind").orderBy("url").execute(),
+    db.selectFrom("cve_exploits").selectAll().where("cve_id", "=", id).orderBy("kind").orderBy("url").limit(MAX_EXPLOITS).execute(),
     db
       .selectFrom("indicator_cves")
       .innerJoin("indicators", "indicators.id", "indicator_cves.indicator_id")
@@ -55,7 +61,18 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
 
   const latestEpss = epss.at(-1) ?? null;
   const best = cvss[0] ? [...cvss].sort((a, b) => b.score - a.score)[0]! : null;
-  const exploitCount = exploits.filter((e) => (EXPLOIT_KINDS as readonly string[]).includes(e.kind)).length;
+  const exploitCount = record
+    ? record.exploit_count
+    : Number(
+        (
+          await db
+            .selectFrom("cve_exploits")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .where("cve_id", "=", id)
+            .where("kind", "in", [...EXPLOIT_KINDS])
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
   const priority = computeCvePriority(
     {
       state: record?.state,
@@ -138,6 +155,7 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
     })),
     references: references.map((r) => ({ url: r.url, name: r.name, tags: parseJson<string[]>(r.tags, []), source: r.source })),
     exploits: exploits.map((e) => ({ url: e.url, kind: e.kind, origin: e.origin })),
+    exploitCount,
     timeline: timeline.sort(byDate),
     indicators,
     missing,

@@ -35,7 +35,9 @@ export interface CveDetailData {
   cwes: Array<{ id: string; name: string | null; source: string }>;
   affected: Array<{ source: string; vendor: string | null; product: string | null; defaultStatus: string | null; versions: AffectedVersion[]; cpes: string[] }>;
   references: Array<{ url: string; name: string | null; tags: string[]; source: string }>;
+  /** At most the first 100 references, exploits first; `exploitCount` is the full count of exploit evidence. */
   exploits: Array<{ url: string; kind: string; origin: string }>;
+  exploitCount: number;
   timeline: Array<{ event: string; date: string }>;
   indicators: Array<{ type: string; value: string }>;
   /** What no feed told us, said plainly on the page. */

@@ -1,0 +1,53 @@
+import { gzipSync } from "node:zlib";
+
+export interface LatencySummary {
+  name: string;
+  runs: number;
+  p50: number;
+  p95: number;
+  max: number;
+  bytes: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+}
+
+/**
+ * Sequential requests to one URL on a loopback server: each time is the
+ * whole response, body included, as a browser with a warm connection sees it.
+ * A few warm-up requests come first and are not counted.
+ */
+export async function measure(name: string, url: string, runs: number, warmup = 3): Promise<LatencySummary> {
+  let bytes = 0;
+  for (let i = 0; i < warmup; i++) await (await fetch(url)).arrayBuffer();
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const started = performance.now();
+    const res = await fetch(url);
+    const body = await res.arrayBuffer();
+    times.push(performance.now() - started);
+    if (!res.ok) throw new Error(`${url} answered ${res.status}`);
+    bytes = body.byteLength;
+  }
+  times.sort((a, b) => a - b);
+  return { name, runs, p50: percentile(times, 50), p95: percentile(times, 95), max: times.at(-1) ?? 0, bytes };
+}
+
+/** Time of one cold call (first after a data change) of an async function. */
+export async function timeOnce<T>(run: () => Promise<T>): Promise<number> {
+  const started = performance.now();
+  await run();
+  return performance.now() - started;
+}
+
+export function gzipSize(content: Buffer | string): number {
+  return gzipSync(content, { level: 9 }).byteLength;
+}
+
+export function printTable(title: string, rows: Array<Record<string, string | number>>): void {
+  console.log(`\n${title}`);
+  console.table(rows);
+}
+
+export const ms = (value: number) => value.toFixed(1);
