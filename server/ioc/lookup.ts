@@ -1,0 +1,65 @@
+import type { Kysely } from "kysely";
+import { defang } from "../../shared/ioc/defang";
+import { extractIndicators } from "../../shared/ioc/extract";
+import { canonicalIndicatorPath } from "../../shared/ioc/indicator-path";
+import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
+import { LOOKUP_MAX_INDICATORS, type LookupResponse, type LookupResult, type LookupVerdict } from "../../shared/ioc-radar/lookup-types";
+import { scoreIndicator } from "../../shared/scoring/ioc-score";
+import type { Database } from "../db/schema";
+import { parseStringList, scoreSightings } from "./list";
+
+const VALUE_BATCH = 500;
+
+export class TooManyIndicatorsError extends Error {
+  override name = "TooManyIndicatorsError";
+}
+
+const emptyCounts = (): Record<LookupVerdict, number> => ({ known: 0, unknown: 0, "benign-listed": 0 });
+
+/**
+ * Extracts and normalises every indicator in `text` and classifies each:
+ * benign-listed (a warninglist matches, whether a feed knows it or not),
+ * known (a feed reported it), or unknown.
+ */
+export async function lookupIndicators(db: Kysely<Database>, text: string, matcher: WarninglistMatcher, now: Date): Promise<LookupResponse> {
+  const found = extractIndicators(text, LOOKUP_MAX_INDICATORS + 1);
+  if (found.length > LOOKUP_MAX_INDICATORS) throw new TooManyIndicatorsError(`more than ${LOOKUP_MAX_INDICATORS} indicators`);
+
+  const known = new Map<string, { id: number; malware: string | null; sources: string[] }>();
+  const values = [...new Set(found.map((item) => item.value))];
+  for (let start = 0; start < values.length; start += VALUE_BATCH) {
+    const rows = await db
+      .selectFrom("indicators")
+      .select(["id", "type", "value", "malware_family", "sources"])
+      .where("value", "in", values.slice(start, start + VALUE_BATCH))
+      .execute();
+    for (const row of rows) known.set(`${row.type} ${row.value}`, { id: Number(row.id), malware: row.malware_family, sources: parseStringList(row.sources) });
+  }
+  const sightings = await scoreSightings(db, [...known.values()].map((k) => k.id));
+
+  const byVerdict = emptyCounts();
+  const byType: Record<string, Record<LookupVerdict, number>> = {};
+  const results: LookupResult[] = found.map((item) => {
+    const record = known.get(`${item.type} ${item.value}`);
+    const benignLists = matcher.match(item).map((match) => match.list);
+    const score = scoreIndicator(record ? sightings.get(record.id) ?? [] : [], now, benignLists.length > 0);
+    const verdict: LookupVerdict = benignLists.length > 0 ? "benign-listed" : record ? "known" : "unknown";
+    byVerdict[verdict] += 1;
+    (byType[item.type] ??= emptyCounts())[verdict] += 1;
+    return {
+      input: item.original,
+      type: item.type,
+      value: item.value,
+      display: defang(item),
+      verdict,
+      known: record !== undefined,
+      score: record ? score.score : null,
+      scoreVerdict: score.verdict,
+      malwareFamily: record?.malware ?? null,
+      sources: record?.sources ?? [],
+      benignLists,
+      link: canonicalIndicatorPath(item.value) ?? `/ioc-radar/${encodeURIComponent(item.value)}`,
+    };
+  });
+  return { count: results.length, summary: { byVerdict, byType }, results };
+}

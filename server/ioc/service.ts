@@ -1,0 +1,99 @@
+import type { Kysely } from "kysely";
+import { LRUCache } from "lru-cache";
+import type { Indicator } from "../../shared/ioc/types";
+import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
+import type { IocDetailData } from "../../shared/ioc-radar/detail-types";
+import { iocListSearch, type IocListParams } from "../../shared/ioc-radar/list-params";
+import type { IocChartStats, IocFacets, IocListPage, SourceFreshness } from "../../shared/ioc-radar/list-types";
+import type { LookupResponse } from "../../shared/ioc-radar/lookup-types";
+import type { Database } from "../db/schema";
+import { queryIocDetail } from "./detail";
+import { countIndicators, queryIndicatorRows, toListPage, toListRows } from "./list";
+import { lookupIndicators } from "./lookup";
+import { queryIocStats } from "./stats";
+import { loadWarninglistMatcher } from "./warninglists";
+
+/** Feeds of the IOC radar, in the order the page lists their freshness. */
+export const IOC_SOURCES = ["feodotracker", "malwarebazaar", "urlhaus", "threatfox", "tweetfeed", "maltrail", "signature-base", "misp-warninglists"];
+
+export interface IocService {
+  list(params: IocListParams, now: Date): Promise<IocListPage>;
+  stats(params: IocListParams, now: Date): Promise<IocChartStats>;
+  detail(indicator: Indicator, now: Date): Promise<IocDetailData>;
+  lookup(text: string, now: Date): Promise<LookupResponse>;
+  freshness(): Promise<SourceFreshness[]>;
+  facets(): Promise<IocFacets>;
+  matcher(): Promise<WarninglistMatcher>;
+}
+
+/** The part of a view that decides its row set, plus the day it is relative to when it has a "seen within" window. */
+function filterKey(params: IocListParams, now: Date): string {
+  const search = iocListSearch({ ...params, page: undefined, per_page: undefined, sort: undefined, dir: undefined });
+  return params.seen ? `${search}@${now.toISOString().slice(0, 13)}` : search;
+}
+
+/**
+ * The IOC radar's queries. Counts, chart statistics, facets and the
+ * warninglist matcher are cached per data version (the sources' newest
+ * successful import), like the CVE radar's; a page of rows is read fresh.
+ * A "seen within" view is cached per hour of the clock.
+ */
+export function createIocService(db: Kysely<Database>, cacheSize = 500): IocService {
+  const cache = new LRUCache<string, Promise<unknown>>({ max: cacheSize });
+
+  async function dataVersion(): Promise<string> {
+    const row = await db
+      .selectFrom("sources")
+      .select((eb) => [eb.fn.max("last_success_at").as("version"), eb.fn.countAll<number>().as("sources")])
+      .executeTakeFirst();
+    return `${row?.version ?? ""}/${row?.sources ?? 0}`;
+  }
+
+  async function cached<T>(key: string, compute: () => Promise<T>): Promise<T> {
+    const full = `${await dataVersion()}|${key}`;
+    let entry = cache.get(full) as Promise<T> | undefined;
+    if (!entry) {
+      entry = compute();
+      cache.set(full, entry);
+      entry.catch(() => cache.delete(full));
+    }
+    return entry;
+  }
+
+  const matcher = () => cached("matcher", () => loadWarninglistMatcher(db));
+
+  return {
+    async list(params, now) {
+      const [rows, total, lists] = await Promise.all([
+        queryIndicatorRows(db, params, now),
+        cached(`count|${filterKey(params, now)}`, () => countIndicators(db, params, now)),
+        matcher(),
+      ]);
+      return toListPage(params, await toListRows(db, rows, lists, now), total);
+    },
+    stats: (params, now) => cached(`stats|${filterKey(params, now)}`, () => queryIocStats(db, params, now)),
+    detail: async (indicator, now) => queryIocDetail(db, indicator, await matcher(), now),
+    lookup: async (text, now) => lookupIndicators(db, text, await matcher(), now),
+    freshness: async () => {
+      const rows = await db.selectFrom("sources").selectAll().where("name", "in", IOC_SOURCES).execute();
+      return rows
+        .map((row) => ({
+          name: row.name,
+          status: row.status,
+          lastSuccessAt: row.last_success_at,
+          newestRecordAt: row.newest_record_at,
+          recordCount: row.record_count,
+        }))
+        .sort((a, b) => IOC_SOURCES.indexOf(a.name) - IOC_SOURCES.indexOf(b.name));
+    },
+    facets: () =>
+      cached("facets", async () => {
+        const [threatTypes, sources] = await Promise.all([
+          db.selectFrom("indicators").select("threat_type").distinct().where("threat_type", "is not", null).orderBy("threat_type").execute(),
+          db.selectFrom("indicator_sightings").select("source").distinct().orderBy("source").execute(),
+        ]);
+        return { threatTypes: threatTypes.map((r) => r.threat_type ?? ""), sources: sources.map((r) => r.source) };
+      }),
+    matcher,
+  };
+}

@@ -1,0 +1,67 @@
+import { sql, type Kysely } from "kysely";
+import { INDICATOR_TYPES } from "../../shared/ioc/types";
+import type { IocListParams } from "../../shared/ioc-radar/list-params";
+import type { IocChartStats } from "../../shared/ioc-radar/list-types";
+import type { Database } from "../db/schema";
+import { iocFilter } from "./filters";
+
+const DAY_MS = 86_400_000;
+/** The per-day chart shows the 90 days up to the newest match (or up to now with a "seen within" filter). */
+export const PER_DAY_DAYS = 90;
+const TOP_MALWARE = 10;
+
+function shiftDay(day: string, days: number): string {
+  return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
+}
+
+function dayList(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let day = from; day <= to; day = shiftDay(day, 1)) days.push(day);
+  return days;
+}
+
+/** Statistics behind the charts above the list; they follow the list's filter. */
+export async function queryIocStats(db: Kysely<Database>, params: IocListParams, now: Date): Promise<IocChartStats> {
+  const filtered = () => db.selectFrom("indicators").where((eb) => iocFilter(eb, params, now));
+  const newest = await filtered().select((eb) => eb.fn.max("indicators.seen_at").as("newest")).executeTakeFirst();
+  const to = params.seen ? now.toISOString().slice(0, 10) : newest?.newest?.slice(0, 10) ?? null;
+  const from = to ? shiftDay(to, -(PER_DAY_DAYS - 1)) : null;
+
+  const [perDayRows, typeRows, malwareRows] = await Promise.all([
+    from
+      ? filtered()
+          .where("indicators.seen_at", ">=", from)
+          .select([sql<string>`substr(indicators.seen_at, 1, 10)`.as("day"), "indicators.type"])
+          .select((eb) => eb.fn.countAll<number>().as("count"))
+          .groupBy(["day", "indicators.type"])
+          .execute()
+      : Promise.resolve([]),
+    filtered().select("indicators.type").select((eb) => eb.fn.countAll<number>().as("count")).groupBy("indicators.type").execute(),
+    filtered()
+      .where("indicators.malware_family", "is not", null)
+      .select("indicators.malware_family")
+      .select((eb) => eb.fn.countAll<number>().as("count"))
+      .groupBy("indicators.malware_family")
+      .orderBy("count", "desc")
+      .orderBy("indicators.malware_family")
+      .limit(TOP_MALWARE)
+      .execute(),
+  ]);
+
+  const days = from && to ? dayList(from, to) : [];
+  const dayIndex = new Map(days.map((day, index) => [day, index]));
+  const present = new Set(typeRows.map((row) => row.type));
+  const order = [...INDICATOR_TYPES.filter((type) => present.has(type)), ...[...present].filter((type) => !INDICATOR_TYPES.includes(type as never)).sort()];
+  const byType: Record<string, number[]> = Object.fromEntries(order.map((type) => [type, days.map(() => 0)]));
+  for (const row of perDayRows) {
+    const index = dayIndex.get(row.day);
+    const series = byType[row.type];
+    if (index !== undefined && series) series[index] = Number(row.count);
+  }
+  const typeCounts = new Map(typeRows.map((row) => [row.type, Number(row.count)]));
+  return {
+    perDay: { days, byType },
+    types: order.map((type) => ({ type, count: typeCounts.get(type) ?? 0 })),
+    topMalware: malwareRows.map((row) => ({ malware: row.malware_family ?? "", count: Number(row.count) })),
+  };
+}

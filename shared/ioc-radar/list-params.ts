@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { INDICATOR_TYPES } from "../ioc/types";
+import { toSearch } from "../query/params";
+
+/** The IOC list's query vocabulary, shared by the page, its payload and `/api/v1/iocs`. */
+
+export const IOC_SORT_KEYS = ["last_seen", "first_seen", "confidence", "sources", "value", "type"] as const;
+export type IocSortKey = (typeof IOC_SORT_KEYS)[number];
+
+/** "Seen within" windows, relative to the request's clock. */
+export const SEEN_WINDOWS = { "24h": 1, "7d": 7, "30d": 30, "90d": 90 } as const;
+export type SeenWindow = keyof typeof SEEN_WINDOWS;
+const SEEN_KEYS = Object.keys(SEEN_WINDOWS) as [SeenWindow, ...SeenWindow[]];
+
+export const IOC_PAGE_SIZE_DEFAULT = 25;
+/** Hard maximum: a page never holds more rows than this. */
+export const IOC_PAGE_SIZE_MAX = 100;
+export const IOC_PAGE_MAX = 10_000;
+
+const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
+const label = (max: number) => text(max).regex(/^[^\u0000-\u001f]*$/, "must not contain control characters");
+
+export const iocListParamsSchema = z.object({
+  q: text(200).optional(),
+  type: z
+    .string()
+    .transform((value) => value.split(",").map((item) => item.trim().toLowerCase()).filter(Boolean))
+    .pipe(z.array(z.enum(INDICATOR_TYPES as [string, ...string[]], { message: `must be among ${INDICATOR_TYPES.join(", ")}` })))
+    .optional(),
+  threat_type: label(80).optional(),
+  malware: label(120).optional(),
+  tag: label(120).optional(),
+  source: z
+    .string()
+    .trim()
+    .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "must be a source name like feodotracker")
+    .optional(),
+  seen: z.enum(SEEN_KEYS, { message: `must be one of ${SEEN_KEYS.join(", ")}` }).optional(),
+  sort: z.enum(IOC_SORT_KEYS, { message: `must be one of ${IOC_SORT_KEYS.join(", ")}` }).optional(),
+  dir: z.enum(["asc", "desc"], { message: "must be asc or desc" }).optional(),
+  page: z.coerce.number().int("must be a whole number").min(1, "must be ≥ 1").max(IOC_PAGE_MAX, `must be ≤ ${IOC_PAGE_MAX}`).optional(),
+  per_page: z.coerce
+    .number()
+    .int("must be a whole number")
+    .min(1, "must be ≥ 1")
+    .max(IOC_PAGE_SIZE_MAX, `must be ≤ ${IOC_PAGE_SIZE_MAX}`)
+    .optional(),
+});
+
+export type IocListParams = z.infer<typeof iocListParamsSchema>;
+
+/** The query string of an IOC list view (stable order, defaults omitted). */
+export function iocListSearch(params: IocListParams): string {
+  return toSearch(iocListParamsSchema, params);
+}
+
+/** Blocklists take the list's filters plus the one type they list. */
+export const blocklistParamsSchema = iocListParamsSchema.omit({ type: true, sort: true, dir: true, page: true, per_page: true }).extend({
+  type: z.enum(INDICATOR_TYPES as [string, ...string[]], { message: `is required, one of ${INDICATOR_TYPES.join(", ")}` }),
+});

@@ -1,0 +1,64 @@
+import type { ParamProblem } from "../query/params";
+import type { IocScore } from "../scoring/ioc-score";
+import type { IocListParams, IocSortKey } from "./list-params";
+
+export interface IocListRow {
+  id: number;
+  type: string;
+  value: string;
+  /** The value defanged for display (hxxp, [.]), so it cannot be followed by accident. */
+  display: string;
+  firstSeen: string | null;
+  lastSeen: string | null;
+  threatType: string | null;
+  malwareFamily: string | null;
+  tags: string[];
+  sources: string[];
+  confidence: number | null;
+  score: number;
+  verdict: IocScore["verdict"];
+  /** Names of the warninglists (known-benign lists) the value is on. */
+  benignLists: string[];
+}
+
+export interface IocListPage {
+  rows: IocListRow[];
+  total: number;
+  page: number;
+  perPage: number;
+  pageCount: number;
+  sort: IocSortKey;
+  dir: "asc" | "desc";
+}
+
+export interface IocChartStats {
+  /** Days of the per-day chart (by last seen), oldest first, and the count per type on each day. */
+  perDay: { days: string[]; byType: Record<string, number[]> };
+  types: Array<{ type: string; count: number }>;
+  topMalware: Array<{ malware: string; count: number }>;
+}
+
+export interface SourceFreshness {
+  name: string;
+  status: string;
+  lastSuccessAt: string | null;
+  newestRecordAt: string | null;
+  recordCount: number | null;
+}
+
+/** The choices the filter form offers (values present in the data). */
+export interface IocFacets {
+  threatTypes: string[];
+  sources: string[];
+}
+
+/** What the IOC list page loads. */
+export interface IocListData {
+  params: IocListParams;
+  problems: ParamProblem[];
+  list: IocListPage;
+  stats: IocChartStats;
+  freshness: SourceFreshness[];
+  facets: IocFacets;
+  generatedAt: string;
+}
