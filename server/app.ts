@@ -9,9 +9,11 @@ import { toPublicConfig, trustProxySetting, type Env } from "./config/env";
 import type { Database } from "./db/schema";
 import type { PipelineConfig } from "./pipeline/config";
 import { cveRoutes } from "./api/cves";
+import { iocRoutes } from "./api/iocs";
 import { openApiRoutes } from "./api/openapi";
 import { createSourcesRouter } from "./api/sources";
 import { createCveService } from "./cve/service";
+import { createIocService } from "./ioc/service";
 import { accessLog } from "./http/access-log";
 import { buildRoutes } from "./http/builds";
 import { apiNotFound, errorHandler } from "./http/errors";
@@ -49,10 +51,12 @@ export function createApp(deps: AppDependencies): Express {
   const boot = { config: publicConfig, build: deps.build };
   const now = deps.now ?? (() => new Date());
   const cves = createCveService(db);
+  const iocs = createIocService(db);
   const requestContext = (res: express.Response): RequestContext => ({
     db,
     now,
     cves,
+    iocs,
     forcedError: res.locals.rateLimited
       ? { status: RATE_LIMIT_STATUS, message: "Too many requests" }
       : undefined,
@@ -81,6 +85,20 @@ export function createApp(deps: AppDependencies): Express {
   api.use(apiRateLimit({ ...limits, limit: env.RATE_LIMIT_API_MAX }));
   api.use(express.json({ limit: "1mb" }));
   api.use("/v1", cveRoutes({ db, cves, now, siteUrl: env.SITE_URL }));
+  api.use(
+    "/v1",
+    iocRoutes({
+      db,
+      iocs,
+      now,
+      siteUrl: env.SITE_URL,
+      botCheck:
+        env.RECAPTCHA_SITE_KEY && env.RECAPTCHA_SECRET_KEY
+          ? { secret: env.RECAPTCHA_SECRET_KEY, verifyUrl: env.RECAPTCHA_VERIFY_URL, minScore: env.RECAPTCHA_MIN_SCORE }
+          : undefined,
+      rateLimit: { windowMs: env.RATE_LIMIT_WINDOW_MS, lookupMax: env.RATE_LIMIT_LOOKUP_MAX },
+    }),
+  );
   api.use("/v1", createSourcesRouter({ db, now, config: deps.pipelineConfig }));
   api.use("/v1", openApiRoutes());
   api.use(apiNotFound);

@@ -31,6 +31,7 @@ export const envSchema = z.object({
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().min(1000).default(60_000),
   RATE_LIMIT_PAGES_MAX: z.coerce.number().int().min(1).default(300),
   RATE_LIMIT_API_MAX: z.coerce.number().int().min(1).default(600),
+  RATE_LIMIT_LOOKUP_MAX: z.coerce.number().int().min(1).default(30),
   SITE_URL: z.url({ protocol: /^https?$/ }).optional(),
   PUBLIC_SITE_NAME: z.string().min(1).max(80).default("Threat Radar"),
   PUBLIC_API_BASE_URL: baseUrl.default("/"),
@@ -42,6 +43,8 @@ export const envSchema = z.object({
     .regex(/^[\w-]{10,100}$/, "must be a reCAPTCHA v3 site key")
     .optional(),
   RECAPTCHA_SECRET_KEY: z.string().min(1).optional(),
+  RECAPTCHA_VERIFY_URL: z.url({ protocol: /^https?$/ }).default("https://www.recaptcha.net/recaptcha/api/siteverify"),
+  RECAPTCHA_MIN_SCORE: z.coerce.number().min(0).max(1).default(0.5),
   GTM_IDS: commaList.pipe(z.array(z.string().regex(/^GTM-[A-Z0-9]{4,12}$/, "must be ids like GTM-XXXXXXX"))),
 });
 
