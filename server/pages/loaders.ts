@@ -1,11 +1,12 @@
 import type { LoaderFunctionArgs } from "react-router";
 import type { PageLoader } from "../../shared/routes/types";
-import { normalizeIndicator } from "../../shared/ioc/normalize";
-import { throwNotFound, throwStatus } from "../../shared/routes/errors";
+import { throwStatus } from "../../shared/routes/errors";
 import type { RequestContext } from "../http/request-context";
 import { loadCveDetail } from "./cve-detail";
 import { loadCveList } from "./cve-list";
 import { loadHome } from "./home";
+import { loadIocDetail } from "./ioc-detail";
+import { loadIocList } from "./ioc-list";
 
 type ServerPageLoader = (args: LoaderFunctionArgs, context: RequestContext) => Promise<unknown>;
 
@@ -13,12 +14,8 @@ const loaders: Record<string, ServerPageLoader> = {
   home: (_args, context) => loadHome(context),
   "cve-list": loadCveList,
   "cve-detail": loadCveDetail,
-  "ioc-list": async () => ({ total: 0 }),
-  "ioc-detail": async ({ params, request }) => {
-    const indicator = normalizeIndicator(params.ioc ?? "");
-    if (!indicator) throwNotFound(new URL(request.url).pathname);
-    return { value: indicator.value, type: indicator.type };
-  },
+  "ioc-list": loadIocList,
+  "ioc-detail": loadIocDetail,
 };
 
 /** Binds each page of the route table to its database loader. */

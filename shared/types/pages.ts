@@ -11,12 +11,3 @@ export interface SourceSummary {
 export interface HomeData {
   sources: SourceSummary[];
 }
-
-export interface IocListData {
-  total: number;
-}
-
-export interface IocDetailData {
-  value: string;
-  type: string;
-}

@@ -1,22 +1,100 @@
 import { Link, useLoaderData } from "react-router";
-import type { IocListData } from "../../types/pages";
+import { iocListSearch } from "../../ioc-radar/list-params";
+import type { IocListData, SourceFreshness } from "../../ioc-radar/list-types";
+import { Chart } from "../../ui/charts/Chart";
+import { Pagination } from "../../ui/common/Pagination";
+import { ProblemList } from "../../ui/common/ProblemList";
+import { formatCount, formatDay } from "../../util/format";
+import { BulkLookup } from "./BulkLookup";
+import { IocFilters } from "./IocFilters";
+import { IocTable } from "./IocTable";
+import { perDaySpec, topMalwareSpec, typeSpec } from "./ioc-charts";
+import { ScoreExplainer } from "./ScoreExplainer";
 
 export function meta() {
   return {
     title: "IOC radar",
-    description: "Indicators of compromise seen by the public feeds, newest first, with sources, malware families and benign-list flags.",
+    description: "Indicators of compromise seen by the public feeds, newest first, with sources, malware families, scores and benign-list flags.",
   };
 }
 
-export function Component() {
-  const { total } = useLoaderData() as IocListData;
+function Freshness({ sources }: { sources: SourceFreshness[] }) {
+  if (sources.length === 0) return <p className="muted">No indicator feed has been imported yet.</p>;
   return (
-    <section>
-      <h1>IOC radar</h1>
-      <p>{total.toLocaleString("en-US")} indicators tracked.</p>
-      <p>
-        <Link to="/cve-radar">Go to the CVE radar</Link>
-      </p>
+    <details className="freshness">
+      <summary>Data freshness of {sources.length} feeds</summary>
+      <ul className="plain-list" data-testid="freshness">
+        {sources.map((source) => (
+          <li key={source.name}>
+            <strong>{source.name}</strong>: last successful import {source.lastSuccessAt ? formatDay(source.lastSuccessAt) : "never"}
+            {source.newestRecordAt ? `, newest record ${formatDay(source.newestRecordAt)}` : ", no dated records"}
+            {source.recordCount !== null ? ` (${formatCount(source.recordCount)} records)` : ""}
+            {source.status === "failed" ? <span className="overdue"> · last run failed</span> : null}
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
+
+export function Component() {
+  const { params, problems, list, stats, freshness, facets } = useLoaderData() as IocListData;
+  const search = iocListSearch({ ...params, page: undefined });
+  const filterSearch = iocListSearch({ ...params, type: undefined, page: undefined, per_page: undefined, sort: undefined, dir: undefined });
+  const blocklistTypes = stats.types.filter((row) => row.count > 0 && (!params.type || params.type.includes(row.type)));
+  return (
+    <section className="ioc-list">
+      <header className="page-header">
+        <h1>IOC radar</h1>
+        <p className="lead">
+          Indicators of compromise from the public feeds, newest first, each with its <a href="#ioc-score">score</a> and a warning when
+          a value is on a known-benign list.
+        </p>
+        <Freshness sources={freshness} />
+      </header>
+      <BulkLookup />
+      <IocFilters key={search} params={params} facets={facets} />
+      <ProblemList problems={problems} />
+      {list.total > 0 ? (
+        <div className="chart-grid">
+          <Chart title="Indicators per day (last seen) by type" spec={perDaySpec(stats)} />
+          <Chart title="Top malware families" spec={topMalwareSpec(stats)} />
+          <Chart title="Type distribution" spec={typeSpec(stats)} />
+        </div>
+      ) : null}
+      <div className="results-bar">
+        <p aria-live="polite">
+          <strong>{formatCount(list.total)}</strong> indicator{list.total === 1 ? "" : "s"} match.
+        </p>
+        <p className="exports">
+          Export:{" "}
+          <a href={`/api/v1/iocs/export.csv${search}`} download>CSV</a> ·{" "}
+          <a href={`/api/v1/iocs/export.json${search}`} download>JSON</a> ·{" "}
+          <a href={`/api/v1/iocs/export.stix.json${search}`} download>STIX 2.1</a> ·{" "}
+          <a href={`/api/v1/iocs/feed.atom${search}`}>Atom feed</a>
+          {blocklistTypes.length > 0 ? " · Blocklists: " : null}
+          {blocklistTypes.map((row, index) => (
+            <span key={row.type}>
+              {index > 0 ? ", " : null}
+              <a href={`/api/v1/iocs/blocklist.txt?${new URLSearchParams([["type", row.type], ...new URLSearchParams(filterSearch)])}`}>{row.type}</a>
+            </span>
+          ))}
+        </p>
+      </div>
+      {list.total === 0 ? (
+        <div className="empty-state">
+          <p>No indicator matches these filters.</p>
+          <p>
+            <Link to="/ioc-radar">Clear all filters</Link>
+          </p>
+        </div>
+      ) : (
+        <>
+          <IocTable rows={list.rows} params={params} />
+          <Pagination page={list.page} pageCount={list.pageCount} total={list.total} hrefFor={(page) => `/ioc-radar${iocListSearch({ ...params, page })}`} />
+        </>
+      )}
+      <ScoreExplainer />
     </section>
   );
 }
