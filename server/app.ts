@@ -13,6 +13,8 @@ import { iocRoutes } from "./api/iocs";
 import { openApiRoutes } from "./api/openapi";
 import { createSourcesRouter } from "./api/sources";
 import { createCveService } from "./cve/service";
+import { createVersionedCache } from "./db/versioned-cache";
+import { queryHomeOverview } from "./home/overview";
 import { createIocService } from "./ioc/service";
 import { accessLog } from "./http/access-log";
 import { buildRoutes } from "./http/builds";
@@ -52,11 +54,14 @@ export function createApp(deps: AppDependencies): Express {
   const now = deps.now ?? (() => new Date());
   const cves = createCveService(db);
   const iocs = createIocService(db);
+  const homeCache = createVersionedCache(db, 50);
+  const overview = (at: Date) => queryHomeOverview({ db, cves, cached: homeCache, pipelineConfig: deps.pipelineConfig }, at);
   const requestContext = (res: express.Response): RequestContext => ({
     db,
     now,
     cves,
     iocs,
+    overview,
     forcedError: res.locals.rateLimited
       ? { status: RATE_LIMIT_STATUS, message: "Too many requests" }
       : undefined,

@@ -1,9 +1,9 @@
 import type { Kysely } from "kysely";
-import { LRUCache } from "lru-cache";
 import { cveListSearch, type CveListParams } from "../../shared/cve/list-params";
 import type { CveChartStats, CveListPage } from "../../shared/cve/list-types";
 import type { CveDetailData } from "../../shared/cve/detail-types";
 import type { Database } from "../db/schema";
+import { createVersionedCache } from "../db/versioned-cache";
 import { queryCveDetail } from "./detail";
 import { countCves, queryCveRows, toListPage } from "./list";
 import { queryCveStats } from "./stats";
@@ -26,36 +26,16 @@ function filterKey(params: CveListParams): string {
  * rows is an index walk and is always read fresh.
  */
 export function createCveService(db: Kysely<Database>, cacheSize = 500): CveService {
-  const cache = new LRUCache<string, Promise<unknown>>({ max: cacheSize });
-
-  async function dataVersion(): Promise<string> {
-    const row = await db
-      .selectFrom("sources")
-      .select((eb) => [eb.fn.max("last_success_at").as("version"), eb.fn.countAll<number>().as("sources")])
-      .executeTakeFirst();
-    return `${row?.version ?? ""}/${row?.sources ?? 0}`;
-  }
-
-  async function cached<T>(kind: string, params: CveListParams, compute: () => Promise<T>): Promise<T> {
-    const key = `${await dataVersion()}|${kind}|${filterKey(params)}`;
-    let entry = cache.get(key) as Promise<T> | undefined;
-    if (!entry) {
-      entry = compute();
-      cache.set(key, entry);
-      entry.catch(() => cache.delete(key));
-    }
-    return entry;
-  }
-
+  const cached = createVersionedCache(db, cacheSize);
   return {
     async list(params) {
       const [rows, total] = await Promise.all([
         queryCveRows(db, params),
-        cached("count", params, () => countCves(db, params)),
+        cached(`count|${filterKey(params)}`, () => countCves(db, params)),
       ]);
       return toListPage(params, rows, total);
     },
-    stats: (params) => cached("stats", params, () => queryCveStats(db, params)),
+    stats: (params) => cached(`stats|${filterKey(params)}`, () => queryCveStats(db, params)),
     detail: (id, now) => queryCveDetail(db, id, now),
   };
 }

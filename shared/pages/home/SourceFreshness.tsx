@@ -1,0 +1,55 @@
+import type { SourceStatus } from "../../types/sources";
+import { formatCount, formatDay } from "../../util/format";
+
+function verdict(source: SourceStatus): { label: string; tone: "ok" | "warn" | "bad" | "idle" } {
+  if (source.status === "failed") return { label: "failing", tone: "bad" };
+  if (source.status === "never-run") return { label: source.enabled === false ? "disabled" : "not imported yet", tone: "idle" };
+  if (source.freshness.stale) return { label: "stale", tone: "warn" };
+  return { label: "fresh", tone: "ok" };
+}
+
+/** Each feed's last successful import and newest record, with a visible warning when stale or failing. */
+export function SourceFreshness({ sources }: { sources: SourceStatus[] }) {
+  const problems = sources.filter((s) => s.status === "failed" || (s.status !== "never-run" && s.freshness.stale));
+  return (
+    <section className="card" aria-labelledby="freshness-heading">
+      <h2 id="freshness-heading">Data freshness</h2>
+      {problems.length > 0 ? (
+        <p className="notice notice--warning" role="alert">
+          {problems.length} source{problems.length === 1 ? " is" : "s are"} stale or failing:{" "}
+          {problems.map((s) => s.title).join(", ")}. Figures that depend on them may be out of date.
+        </p>
+      ) : null}
+      <div className="table-scroll">
+        <table className="data-table data-table--cards">
+          <thead>
+            <tr>
+              <th scope="col">Source</th>
+              <th scope="col">State</th>
+              <th scope="col">Last successful import</th>
+              <th scope="col">Newest record</th>
+              <th scope="col" className="numeric">Records</th>
+            </tr>
+          </thead>
+          <tbody>
+            {sources.map((source) => {
+              const { label, tone } = verdict(source);
+              return (
+                <tr key={source.name}>
+                  <td data-label="Source">{source.title}</td>
+                  <td data-label="State">
+                    <span className={`pill pill--${tone}`}>{label}</span>
+                    {source.lastError ? <span className="muted small break"> {source.lastError}</span> : null}
+                  </td>
+                  <td data-label="Last successful import">{source.lastSuccessAt ? formatDay(source.lastSuccessAt) : "never"}</td>
+                  <td data-label="Newest record">{formatDay(source.freshness.newestRecordAt)}</td>
+                  <td data-label="Records" className="numeric">{source.records === null ? "—" : formatCount(source.records)}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,24 @@
+import type { CveChartStats, CveListRow } from "../cve/list-types";
+import type { SourceStatus } from "./sources";
+
+export interface HomeData {
+  /** The server's clock for the figures; relative windows count back from it. */
+  generatedAt: string;
+  figures: {
+    cvesTracked: number;
+    published24h: number;
+    published7d: number;
+    newestPublished: string | null;
+    kevEntries: number;
+    kevAdded30d: number;
+    indicatorsTracked: number;
+    indicatorsSeen24h: number;
+    newestIndicatorSeen: string | null;
+  };
+  topCves: CveListRow[];
+  newestKev: Array<{ id: string; name: string; vendor: string; product: string; dateAdded: string; dueDate: string }>;
+  newestIndicators: Array<{ type: string; value: string; seenAt: string; malwareFamily: string | null; threatType: string | null }>;
+  cveChart: CveChartStats["perDay"];
+  indicatorChart: { days: string[]; byType: Record<string, number[]> };
+  sources: SourceStatus[];
+}
