@@ -1,7 +1,10 @@
 import { Router } from "express";
 import { z } from "zod";
 import { cveListParamsSchema } from "../../shared/cve/list-params";
+import { blocklistParamsSchema, iocListParamsSchema } from "../../shared/ioc-radar/list-params";
+import { LOOKUP_MAX_BYTES, LOOKUP_MAX_INDICATORS } from "../../shared/ioc-radar/lookup-types";
 import { CVE_EXPORT_MAX_ROWS, CVE_FEED_MAX_ENTRIES } from "./cves";
+import { IOC_BLOCKLIST_MAX_ROWS, IOC_EXPORT_MAX_ROWS, IOC_FEED_MAX_ENTRIES } from "./iocs";
 
 function queryParameters(schema: z.ZodObject) {
   return Object.entries(schema.shape).map(([name, field]) => ({
@@ -39,6 +42,7 @@ const tooMany = { description: "Rate limit exceeded" };
 /** The OpenAPI 3.1 description of `/api/v1`, built from the same schemas that validate requests. */
 export function openApiDocument() {
   const cveQuery = queryParameters(cveListParamsSchema);
+  const iocQuery = queryParameters(iocListParamsSchema);
   return {
     openapi: "3.1.0",
     info: {
@@ -89,6 +93,83 @@ export function openApiDocument() {
           summary: "Everything known about one CVE, including the Radar priority breakdown",
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string", pattern: "^CVE-\\d{4}-\\d{4,}$" } }],
           responses: { 200: json("The CVE"), 400: problem, 404: json("No feed mentions this CVE"), 429: tooMany },
+        },
+      },
+      "/iocs": {
+        get: {
+          summary: "Filtered, sorted, paginated list of indicators (the IOC radar), newest last seen first, each with its score and benign-list matches",
+          parameters: iocQuery,
+          responses: { 200: json("A page of indicators with total and page count"), 400: problem, 429: tooMany },
+        },
+      },
+      "/iocs/stats": {
+        get: {
+          summary: "Chart statistics of the filtered list: per day by type, type distribution, top malware families",
+          parameters: iocQuery,
+          responses: { 200: json("Statistics"), 400: problem, 429: tooMany },
+        },
+      },
+      "/iocs/export.csv": {
+        get: {
+          summary: `The filtered indicators as CSV, streamed, at most ${IOC_EXPORT_MAX_ROWS} rows`,
+          parameters: iocQuery,
+          responses: { 200: { description: "CSV", content: { "text/csv": {} } }, 400: problem, 429: tooMany },
+        },
+      },
+      "/iocs/export.json": {
+        get: {
+          summary: `The filtered indicators as JSON, streamed, at most ${IOC_EXPORT_MAX_ROWS} rows`,
+          parameters: iocQuery,
+          responses: { 200: json("{ generatedAt, maxRows, iocs: [...] }"), 400: problem, 429: tooMany },
+        },
+      },
+      "/iocs/export.stix.json": {
+        get: {
+          summary: `The filtered indicators as a STIX 2.1 bundle (indicators with patterns, sightings per feed, malware and "indicates" relationships; UUIDv5 ids), at most ${IOC_EXPORT_MAX_ROWS} indicators`,
+          parameters: iocQuery,
+          responses: { 200: { description: "STIX 2.1 bundle", content: { "application/stix+json;version=2.1": {} } }, 400: problem, 429: tooMany },
+        },
+      },
+      "/iocs/blocklist.txt": {
+        get: {
+          summary: `One value per line of one type (required), with the list's filters; benign-listed values are left out; at most ${IOC_BLOCKLIST_MAX_ROWS} lines`,
+          parameters: queryParameters(blocklistParamsSchema).map((p) => (p.name === "type" ? { ...p, required: true } : p)),
+          responses: { 200: { description: "Plain text", content: { "text/plain": {} } }, 400: problem, 429: tooMany },
+        },
+      },
+      "/iocs/feed.atom": {
+        get: {
+          summary: `Atom feed of the filtered indicators, at most ${IOC_FEED_MAX_ENTRIES} entries`,
+          parameters: iocQuery,
+          responses: { 200: { description: "Atom 1.0", content: { "application/atom+xml": {} } }, 400: problem, 429: tooMany },
+        },
+      },
+      "/iocs/lookup": {
+        post: {
+          summary: `Bulk lookup: extracts and normalises every indicator in free text (defanged or not), at most ${LOOKUP_MAX_INDICATORS} indicators or ${LOOKUP_MAX_BYTES} bytes, and classifies each as known, unknown or benign-listed`,
+          description:
+            "Send JSON { text, token? } or a text/plain body (token in the X-Bot-Check-Token header). When the bot check is configured, the token from reCAPTCHA v3 (action bulk_lookup) is verified server-side. Has its own, stricter rate limit.",
+          requestBody: {
+            required: true,
+            content: {
+              "application/json": { schema: { type: "object", required: ["text"], properties: { text: { type: "string" }, token: { type: "string" } } } },
+              "text/plain": { schema: { type: "string" } },
+            },
+          },
+          responses: {
+            200: json("{ count, summary: { byVerdict, byType }, results: [...] }"),
+            400: problem,
+            403: json("The bot check failed"),
+            413: json(`More than ${LOOKUP_MAX_INDICATORS} indicators or ${LOOKUP_MAX_BYTES} bytes`),
+            429: tooMany,
+          },
+        },
+      },
+      "/iocs/{value}": {
+        get: {
+          summary: "Everything known about one indicator (any defanged form): score breakdown, sightings, activity, related indicators, CVEs, warninglist matches; an unseen valid indicator answers known: false",
+          parameters: [{ name: "value", in: "path", required: true, schema: { type: "string" } }],
+          responses: { 200: json("The indicator"), 400: problem, 429: tooMany },
         },
       },
       "/sources": {
