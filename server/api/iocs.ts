@@ -80,7 +80,7 @@ export function iocRoutes({ db, iocs, now, siteUrl, botCheck, rateLimit }: IocRo
     const params = validQuery(iocListParamsSchema, req.originalUrl, res);
     if (!params) return;
     const clock = now();
-    res.type("text/csv; charset=utf-8").attachment("iocs.csv");
+    res.attachment("iocs.csv").type("text/csv; charset=utf-8");
     await streamText(res, async function* () {
       yield csvRow(CSV_HEADER);
       for await (const rows of exportBatches(params, clock)) yield rows.map((row) => csvRow(csvValues(row))).join("");
@@ -91,7 +91,7 @@ export function iocRoutes({ db, iocs, now, siteUrl, botCheck, rateLimit }: IocRo
     const params = validQuery(iocListParamsSchema, req.originalUrl, res);
     if (!params) return;
     const clock = now();
-    res.type("application/json").attachment("iocs.json");
+    res.attachment("iocs.json").type("application/json");
     await streamText(res, async function* () {
       yield `{"generatedAt":${JSON.stringify(clock.toISOString())},"maxRows":${IOC_EXPORT_MAX_ROWS},"iocs":[`;
       let first = true;
@@ -110,7 +110,7 @@ export function iocRoutes({ db, iocs, now, siteUrl, botCheck, rateLimit }: IocRo
     if (!params) return;
     const clock = now();
     const generated = clock.toISOString();
-    res.type("application/stix+json;version=2.1").attachment("iocs.stix.json");
+    res.attachment("iocs.stix.json").type("application/stix+json;version=2.1");
     await streamText(res, async function* () {
       yield `{"type":"bundle","id":${JSON.stringify(stixId("bundle", `${iocListSearch(params)}|${generated}`))},"objects":[`;
       const emitted = new Set<string>();

@@ -1,0 +1,159 @@
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { canonicalIndicatorPath } from "../../../shared/ioc/indicator-path";
+import { SNAPSHOT_NOW } from "../setup/snapshot-database";
+import { createTestApp, type TestApp } from "../../helpers/test-app";
+import { feodoEntries } from "./source-counts";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ databasePath: inject("snapshotDatabase"), now: () => new Date(SNAPSHOT_NOW) });
+});
+afterAll(() => t?.close());
+
+/** Page HTML without the empty comments React puts between adjacent text nodes. */
+const textOf = (html: string) => html.replaceAll("<!-- -->", "");
+
+type ListRow = { value: string; type: string; sources: string[] };
+
+async function firstWith(query: string, predicate: (row: ListRow) => boolean): Promise<ListRow> {
+  const { body } = await request(t.app).get(`/api/v1/iocs?${query}&per_page=100`).expect(200);
+  const row = (body.rows as ListRow[]).find(predicate);
+  if (!row) throw new Error(`no indicator for ${query}`);
+  return row;
+}
+
+describe("IOC detail", () => {
+  it("an IP in Feodo Tracker and TweetFeed shows both sightings and both contributions", async () => {
+    const row = await firstWith("source=feodotracker", (r) => r.sources.includes("tweetfeed"));
+    const { body } = await request(t.app).get(`/api/v1/iocs/${row.value}`).expect(200);
+    expect(body.known).toBe(true);
+    expect(body.sightings.map((s: { source: string }) => s.source).sort()).toEqual(["feodotracker", "tweetfeed"]);
+    expect(body.score.contributions.map((c: { source: string }) => c.source).sort()).toEqual(["feodotracker", "tweetfeed"]);
+    const feodo = feodoEntries().find((entry) => entry.ip === row.value)!;
+    expect(body.sightings.find((s: { source: string }) => s.source === "feodotracker")).toMatchObject({ malwareFamily: feodo.malware, lastSeen: `${feodo.lastOnline}T00:00:00.000Z` });
+    const tweet = body.sightings.find((s: { source: string }) => s.source === "tweetfeed");
+    expect(tweet.reporter).toBeTruthy();
+    expect(tweet.reference).toMatch(/^https:\/\//);
+
+    const page = await request(t.app).get(`/ioc-radar/${row.value}`).expect(200);
+    const html = textOf(page.text);
+    expect(html).toContain('data-source="feodotracker"');
+    expect(html).toContain('data-source="tweetfeed"');
+    expect(html).toContain(row.value.replaceAll(".", "[.]"));
+    const link = new RegExp(`<a href="${tweet.reference.replace(/[.?/]/g, "\\$&")}"[^>]*>`).exec(html)?.[0] ?? "";
+    expect(link).toContain('rel="noopener noreferrer"');
+    expect(link).toContain("data-allow-external");
+    expect(html).toContain("Decay since last seen");
+    expect(html).toContain("Benign-list penalty");
+    expect(html).toContain("Last 90 days:");
+  });
+
+  it("a sha256 or md5 seen by MalwareBazaar and TweetFeed shows both", async () => {
+    const row = await firstWith("source=malwarebazaar&q=&sort=sources", (r) => r.sources.length > 1);
+    const { body } = await request(t.app).get(`/api/v1/iocs/${row.value}`).expect(200);
+    expect(body.sightings.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(body.sightings.map((s: { source: string }) => s.source))).toEqual(new Set(row.sources));
+  });
+
+  it("the score breakdown adds up and decays from the newest sighting", async () => {
+    const ip = feodoEntries()[0]!.ip;
+    const { body } = await request(t.app).get(`/api/v1/iocs/${ip}`).expect(200);
+    const { score } = body;
+    expect(score.evidence).toBeCloseTo(score.contributions.reduce((sum: number, c: { points: number }) => sum + c.points, 0), 1);
+    expect(score.score).toBeCloseTo(score.evidence - score.decayPoints - score.benignPenaltyPoints, 1);
+    expect(score.daysSinceLastSeen).toBeGreaterThan(200);
+  });
+
+  it("relates IPs of the same malware family and /24, each linked", async () => {
+    const entries = feodoEntries();
+    const pair = entries.find((a) => entries.some((b) => b !== a && b.ip.split(".").slice(0, 3).join(".") === a.ip.split(".").slice(0, 3).join(".")))!;
+    const { body } = await request(t.app).get(`/api/v1/iocs/${pair.ip}`).expect(200);
+    const relations = Object.fromEntries(body.related.map((g: { relation: string; indicators: unknown[] }) => [g.relation, g.indicators]));
+    expect(relations.slash24.length).toBeGreaterThan(0);
+    expect(relations.malware.length).toBeGreaterThan(0);
+    const page = await request(t.app).get(`/ioc-radar/${pair.ip}`).expect(200);
+    expect(page.text).toContain("Same /24 network");
+    expect(page.text).toContain(`href="/ioc-radar/${relations.slash24[0].value}"`);
+  });
+
+  it("a domain tagged with CVEs links them to the CVE radar", async () => {
+    const { body: list } = await request(t.app).get("/api/v1/iocs?source=signature-base&type=domain&per_page=100").expect(200);
+    let found: { value: string; cves: string[] } | null = null;
+    for (const row of list.rows as ListRow[]) {
+      const { body } = await request(t.app).get(`/api/v1/iocs/${row.value}`).expect(200);
+      if (body.cves.length > 0) {
+        found = { value: row.value, cves: body.cves };
+        break;
+      }
+    }
+    expect(found).not.toBeNull();
+    const page = await request(t.app).get(`/ioc-radar/${found!.value}`).expect(200);
+    expect(page.text).toContain(`href="/cve-radar/${found!.cves[0]}"`);
+  });
+
+  it("8.8.8.8 is not seen by any feed: 200, its type and the public DNS warninglist", async () => {
+    const { body } = await request(t.app).get("/api/v1/iocs/8.8.8.8").expect(200);
+    expect(body).toMatchObject({ type: "ipv4", known: false, sightings: [] });
+    expect(body.score.verdict).toBe("benign-listed");
+    expect(body.warninglists.map((w: { list: string }) => w.list)).toContain("public-dns-v4");
+    const page = await request(t.app).get("/ioc-radar/8.8.8.8").expect(200);
+    expect(page.text).toContain("Not seen in any feed we track.");
+    expect(page.text).toContain("public-dns-v4");
+    expect(page.text).toContain("8[.]8[.]8[.]8");
+  });
+
+  it("google.com is flagged benign by the top-domain lists", async () => {
+    const { body } = await request(t.app).get("/api/v1/iocs/google.com").expect(200);
+    const lists = body.warninglists.map((w: { list: string }) => w.list);
+    expect(lists.some((name: string) => /top|tranco|majestic|cisco|google/i.test(name))).toBe(true);
+    const page = await request(t.app).get("/ioc-radar/google.com").expect(200);
+    expect(page.text).toContain("known-benign list");
+  });
+
+  it("a valid indicator no feed has seen gets the 'not seen' page, a junk one the 404 screen", async () => {
+    const page = await request(t.app).get(`/ioc-radar/${"ab".repeat(32)}`).expect(200);
+    expect(page.text).toContain("Not seen in any feed we track.");
+    expect(page.text).toContain(">sha256<");
+    for (const junk of ["not an indicator", "%3Cscript%3Ealert(1)%3C%2Fscript%3E", "999.1.1.1", "xyz"]) {
+      const res = await request(t.app).get(`/ioc-radar/${encodeURIComponent(decodeURIComponent(junk))}`).expect(404);
+      expect(res.text).toContain("Page Not Found");
+      expect(res.text).not.toContain("<script>alert");
+    }
+    await request(t.app).get("/api/v1/iocs/not%20an%20indicator").expect(400);
+  });
+});
+
+describe("defanged forms redirect to the canonical page", () => {
+  it.each([
+    ["ip", () => feodoEntries()[0]!.ip, (v: string) => [v.replaceAll(".", "[.]"), v.replaceAll(".", "(.)"), v.replaceAll(".", "[dot]")]],
+  ])("%s", async (_kind, value, variants) => {
+    const ip = value();
+    for (const variant of variants(ip)) {
+      await request(t.app).get(`/ioc-radar/${encodeURIComponent(variant)}`).expect(301).expect("Location", `/ioc-radar/${ip}`);
+    }
+  });
+
+  it("URLs and domains from TweetFeed, and an e-mail address", async () => {
+    const url = (await firstWith("source=tweetfeed&type=url", (r) => /^https?:\/\/[a-z0-9.-]+\//.test(r.value))).value;
+    const canonical = `/ioc-radar/${encodeURIComponent(url)}`;
+    const defanged = [
+      url.replace(/^http/, "hxxp").replace(/\./g, "[.]"),
+      url.replace(/^http/, "hXXp").replace("://", "[:]//").replace(/\./, "(.)"),
+      url.replace(/\./g, "[dot]"),
+    ];
+    for (const variant of defanged) {
+      await request(t.app).get(`/ioc-radar/${encodeURIComponent(variant)}`).expect(301).expect("Location", canonical);
+    }
+    await request(t.app).get(canonical).expect(200);
+
+    const domain = (await firstWith("source=tweetfeed&type=domain", () => true)).value;
+    for (const variant of [domain.toUpperCase(), domain.replaceAll(".", "[.]"), domain.replaceAll(".", "(.)"), domain.replaceAll(".", "[dot]")]) {
+      await request(t.app).get(`/ioc-radar/${encodeURIComponent(variant)}`).expect(301).expect("Location", `/ioc-radar/${domain}`);
+    }
+    const email = canonicalIndicatorPath("phish@example.com")!;
+    for (const variant of ["phish[@]example[.]com", "phish(at)example(.)com", "phish[@]EXAMPLE[dot]com"]) {
+      await request(t.app).get(`/ioc-radar/${encodeURIComponent(variant)}`).expect(301).expect("Location", email);
+    }
+  });
+});
