@@ -4,7 +4,8 @@ import { createTestApp, type TestApp } from "../../helpers/test-app";
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  // A pinned clock, so the page and its payload describe the same moment.
+  t = await createTestApp({ now: () => new Date("2026-11-01T00:00:00Z") });
 });
 afterAll(() => t.close());
 
@@ -59,8 +60,10 @@ describe("payloads", () => {
   });
 
   it("passes the page query through and ignores the build id", async () => {
-    const res = await request(t.app).get(`/cve-radar/CVE-2024-3400/_payload.json?${t.buildId}&x=1`).expect(200);
-    expect(res.body).toEqual({ kind: "data", data: { id: "CVE-2024-3400" } });
+    const res = await request(t.app).get(`/cve-radar/_payload.json?${t.buildId}&kev=1&sort=epss`).expect(200);
+    expect(res.body.kind).toBe("data");
+    expect(res.body.data.params).toEqual({ kev: true, sort: "epss" });
+    expect(res.body.data.problems).toEqual([]);
   });
 
   it("reports redirects and errors as JSON", async () => {
