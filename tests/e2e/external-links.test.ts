@@ -7,6 +7,7 @@ import {
   launchBrowser,
   openSession,
   setDocumentMarker,
+  waitForHydration,
   type E2eSession,
 } from "./helpers/browser";
 import { documentNotFound } from "./helpers/console";
@@ -103,7 +104,7 @@ describe("404 error screen", () => {
       const url = `${server.url}/no/such/page`;
       const response = await s.page.goto(url);
       expect(response?.status()).toBe(404);
-      await s.page.locator('#root[data-hydration="hydrated"]').waitFor({ state: "attached" });
+      await waitForHydration(s.page);
 
       const button = s.page.getByRole("link", { name: "Back to Home" });
       expect(await button.getAttribute("href")).toBe(`${oldSite.origin}/legacy/`);
@@ -204,7 +205,7 @@ describe("external-navigation policy", () => {
       await appendToBody(page, '<a id="internal" href="/ioc-radar">internal</a>');
       await page.locator("#internal").click();
       await page.waitForURL(`${server.url}/ioc-radar`);
-      await page.locator('#root[data-hydration="hydrated"]').waitFor({ state: "attached" });
+      await waitForHydration(page);
       expect(await page.title()).toBe("IOC radar · Threat Radar");
       expect(s.documentLoads()).toEqual([`${server.url}/`, `${server.url}/ioc-radar`]);
     });

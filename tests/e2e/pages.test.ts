@@ -30,7 +30,8 @@ describe("server-rendered pages hydrate in the browser", () => {
     ["/cve-radar", `CVE radar · ${SITE}`, "CVE radar"],
     ["/cve-radar/CVE-2024-3400", `CVE-2024-3400 · ${SITE}`, "CVE-2024-3400"],
     ["/ioc-radar", `IOC radar · ${SITE}`, "IOC radar"],
-    ["/ioc-radar/8.8.8.8", `8.8.8.8 · ${SITE}`, "8.8.8.8"],
+    // The indicator page titles it by type and shows it defanged.
+    ["/ioc-radar/8.8.8.8", `ipv4 8[.]8[.]8[.]8 · ${SITE}`, "8[.]8[.]8[.]8"],
   ])("%s: 200, lang en-US, title, hydrated with no console error or hydration warning", async (path, title, heading) => {
     const s = await openSession(browser);
     try {

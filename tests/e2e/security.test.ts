@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gotoHydrated, launchBrowser, mainNavLink, openSession, waitForTitle, type E2eSession } from "./helpers/browser";
+import { gotoHydrated, launchBrowser, mainNavLink, openSession, waitForHydration, waitForTitle, type E2eSession } from "./helpers/browser";
 import { documentNotFound } from "./helpers/console";
 import { startE2eServer, type E2eServer } from "./helpers/server";
 
@@ -69,7 +69,7 @@ describe("script injection through the configuration", () => {
       const url = `${server.url}/%3Cscript%3Ewindow.__pwned=2%3C/script%3E`;
       const response = await page.goto(url);
       expect(response?.status()).toBe(404);
-      await page.locator('#root[data-hydration="hydrated"]').waitFor({ state: "attached" });
+      await waitForHydration(page);
       expect(await pwned(page)).toBeUndefined();
       expect(await page.title()).toBe(`Page Not Found · ${SITE_NAME}`);
       expect(await page.locator(".error-screen__detail").textContent()).toBe(

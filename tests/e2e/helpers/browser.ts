@@ -1,5 +1,8 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from "playwright-core";
 import { collectConsole, type ConsoleCollector } from "./console";
+import { PROJECT_ROOT } from "./server";
 
 /** Starts the system Chromium with the flags this machine needs (docs/stack notes). */
 export function launchBrowser(): Promise<Browser> {
@@ -89,7 +92,27 @@ export async function gotoHydrated(page: Page, url: string): Promise<void> {
 }
 
 export async function waitForHydration(page: Page): Promise<void> {
-  await page.locator(HYDRATED).waitFor({ state: "attached" });
+  try {
+    await page.locator(HYDRATED).waitFor({ state: "attached" });
+  } catch (error) {
+    throw new Error(`The page never hydrated.${await rebuiltDistHint(page)}`, { cause: error });
+  }
+}
+
+/**
+ * The server keeps the asset names it read from dist/ at start-up; a `npm run
+ * build` elsewhere meanwhile deletes those files and no page can hydrate.
+ */
+async function rebuiltDistHint(page: Page): Promise<string> {
+  try {
+    const onDisk = (JSON.parse(readFileSync(join(PROJECT_ROOT, "dist/client/.vite/build.json"), "utf8")) as { id: string }).id;
+    const inPage = await page.evaluate(() => window.__THREAT_RADAR__?.build.id ?? null);
+    return inPage && inPage !== onDisk
+      ? ` dist/ was rebuilt while the e2e server ran (page build ${inPage}, dist/ build ${onDisk}): its assets are gone; rerun.`
+      : "";
+  } catch {
+    return "";
+  }
 }
 
 /** A value on `window` that only survives as long as the document does. */

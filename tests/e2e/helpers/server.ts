@@ -53,7 +53,8 @@ async function waitForHealthz(url: string, child: ChildProcess, output: () => st
 /**
  * Starts the real production server (`node --import tsx server/index.ts`,
  * NODE_ENV=production, reading dist/) on a free loopback port with a fresh
- * SQLite database, plus the given variables, and waits for `/healthz`.
+ * SQLite database and the feed scheduler off, plus the given variables (which
+ * may override those), and waits for `/healthz`.
  */
 export async function startE2eServer(env: Record<string, string> = {}): Promise<E2eServer> {
   if (!existsSync(CLIENT_MANIFEST)) {
@@ -71,6 +72,8 @@ export async function startE2eServer(env: Record<string, string> = {}): Promise<
       PORT: String(port),
       DATABASE_PATH: join(dir, "e2e.sqlite"),
       LOG_LEVEL: "warn",
+      // The feed scheduler would start downloading from the internet at once; the e2e suite stays on loopback.
+      SYNC_ENABLED: "false",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -87,7 +90,7 @@ export async function startE2eServer(env: Record<string, string> = {}): Promise<
     });
   });
   const url = `http://127.0.0.1:${port}`;
-  const databasePath = join(dir, "e2e.sqlite");
+  const databasePath = env.DATABASE_PATH ?? join(dir, "e2e.sqlite");
   const cleanUp = () => rmSync(dir, { recursive: true, force: true });
 
   try {
