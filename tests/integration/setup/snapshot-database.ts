@@ -11,7 +11,18 @@ import { DATA_DIR, PROJECT_ROOT } from "../../helpers/paths";
 
 /** The clock the snapshot database was imported with; tests that depend on "now" use it too. */
 export const SNAPSHOT_NOW = "2025-01-24T00:00:00Z";
-export const SNAPSHOT_SOURCES = ["mitre-cwe", "cisa-kev", "epss", "cve-json5", "trickest-poc"] as const;
+export const SNAPSHOT_SOURCES = [
+  "mitre-cwe",
+  "cisa-kev",
+  "epss",
+  "cve-json5",
+  "trickest-poc",
+  "misp-warninglists",
+  "feodotracker",
+  "malwarebazaar",
+  "tweetfeed",
+  "signature-base",
+] as const;
 
 /** Code whose change must rebuild the cached snapshot database. */
 const IMPORT_CODE = ["server/db", "server/pipeline", "server/feeds", "shared/ioc", "shared/scoring", "shared/types", "tests/integration/setup"];
