@@ -12,6 +12,7 @@ import { cveRoutes } from "./api/cves";
 import { iocRoutes } from "./api/iocs";
 import { openApiRoutes } from "./api/openapi";
 import { createSourcesRouter } from "./api/sources";
+import { suggestRoutes } from "./api/suggest";
 import { createCveService } from "./cve/service";
 import { createVersionedCache } from "./db/versioned-cache";
 import { queryHomeOverview } from "./home/overview";
@@ -105,6 +106,7 @@ export function createApp(deps: AppDependencies): Express {
     }),
   );
   api.use("/v1", createSourcesRouter({ db, now, config: deps.pipelineConfig }));
+  api.use("/v1", suggestRoutes(db, homeCache));
   api.use("/v1", openApiRoutes());
   api.use(apiNotFound);
   app.use("/api", api);

@@ -1,6 +1,7 @@
 import { BOOT_STATE_GLOBAL, type BootState } from "../../shared/config/public-config";
 import { LOCALE } from "../../shared/constants";
 import type { PageMeta } from "../../shared/routes/types";
+import { THEME_BOOT_SCRIPT } from "../../shared/ui/layout/theme";
 import { escapeHtml, serializeForScript } from "./serialize";
 
 export interface DocumentHeadInput {
@@ -30,7 +31,7 @@ export function documentHead(input: DocumentHeadInput): string {
     `<link rel="icon" href="/favicon.svg" type="image/svg+xml">`,
     ...input.stylesheets.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`),
     ...input.modulePreloads.map((href) => `<link rel="modulepreload" href="${escapeHtml(href)}">`),
-    `<script nonce="${nonce}">window.${BOOT_STATE_GLOBAL}=${serializeForScript(input.boot)};</script>`,
+    `<script nonce="${nonce}">${THEME_BOOT_SCRIPT}window.${BOOT_STATE_GLOBAL}=${serializeForScript(input.boot)};</script>`,
     input.devHead ?? "",
     `</head><body><div id="${ROOT_ELEMENT_ID}" data-hydration="hydrating">`,
   ].join("");

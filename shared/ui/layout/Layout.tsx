@@ -5,6 +5,8 @@ import { LoadingBar } from "./LoadingBar";
 import { Logo } from "./Logo";
 import { NavigationEffects } from "./NavigationEffects";
 import { RouteAnnouncer } from "./RouteAnnouncer";
+import { SiteSearch } from "./SiteSearch";
+import { ThemeToggle } from "./ThemeToggle";
 import { UpdateNotice } from "./UpdateNotice";
 
 const NAV_ITEMS = [
@@ -34,6 +36,8 @@ export function Layout() {
             </NavLink>
           ))}
         </nav>
+        <SiteSearch />
+        <ThemeToggle />
       </header>
       <UpdateNotice />
       <main id="main-content" className="page" tabIndex={-1}>
