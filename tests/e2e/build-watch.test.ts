@@ -2,6 +2,7 @@ import type { Browser, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   documentMarker,
+  freezeClock,
   gotoHydrated,
   launchBrowser,
   mainNavLink,
@@ -37,8 +38,7 @@ afterAll(async () => {
 async function withFrozenClock(run: (s: E2eSession) => Promise<void>) {
   const s = await openSession(browser);
   try {
-    await s.page.clock.install({ time: START });
-    await s.page.clock.pauseAt(START + 10);
+    await freezeClock(s.page, START);
     await run(s);
   } finally {
     await s.close();

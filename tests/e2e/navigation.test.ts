@@ -4,6 +4,7 @@ import {
   appendToBody,
   documentMarker,
   expectedPayloadPath,
+  freezeClock,
   gotoHydrated,
   launchBrowser,
   mainNavLink,
@@ -331,14 +332,18 @@ describe("loading bar", () => {
       const { page } = s;
       await gotoHydrated(page, `${server.url}/`);
       expect(await page.locator(".loading-bar").getAttribute("data-visible")).toBe("false");
+      // The payload answers after 600 ms, and not before the bar has shown: a stalled machine cannot make it "fast".
+      let barShown!: () => void;
+      const shown = new Promise<void>((done) => (barShown = done));
       await s.context.route("**/cve-radar/_payload.json*", async (route) => {
-        await new Promise((done) => setTimeout(done, 600));
+        await Promise.all([new Promise((done) => setTimeout(done, 600)), shown]);
         await route.continue();
       });
       await watchLoadingBar(page);
 
       await mainNavLink(page, "CVE radar").click();
       await page.locator('.loading-bar[data-visible="true"]').waitFor({ state: "attached" });
+      barShown();
       expect(await page.locator(".loading-bar").getAttribute("aria-hidden")).toBe("false");
       await page.waitForURL(`${server.url}/cve-radar`);
       await waitForAnnouncement(page, `CVE radar · ${SITE}`);
@@ -354,8 +359,7 @@ describe("loading bar", () => {
     await withSession(async (s) => {
       const { page } = s;
       const start = new Date("2026-03-01T08:00:00Z").getTime();
-      await page.clock.install({ time: start });
-      await page.clock.pauseAt(start + 10);
+      await freezeClock(page, start);
       let release!: () => void;
       const released = new Promise<void>((done) => (release = done));
       await s.context.route("**/cve-radar/_payload.json*", async (route) => {

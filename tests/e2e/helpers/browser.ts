@@ -144,3 +144,14 @@ export async function waitForTitle(page: Page, title: string): Promise<void> {
 export async function appendToBody(page: Page, html: string): Promise<void> {
   await page.evaluate((markup) => document.body.insertAdjacentHTML("beforeend", markup), html);
 }
+
+/**
+ * Installs Playwright's fake clock and freezes it at `at`: from then on timers
+ * fire only when the test moves time (runFor, fastForward). The installed
+ * clock runs until it is paused, so it starts a minute earlier; pausing at a
+ * moment that a slow machine has already passed would fail.
+ */
+export async function freezeClock(page: Page, at: number): Promise<void> {
+  await page.clock.install({ time: at - 60_000 });
+  await page.clock.pauseAt(at);
+}
