@@ -17,6 +17,8 @@ const BUNDLE_ID = "http://raw.githubusercontent.com/oasis-open/cti-stix2-json-sc
 export function stixBundleValidator(): ValidateFunction {
   const ajv = new Ajv2020({ strict: false, allErrors: true, unicodeRegExp: false });
   addFormats.default(ajv);
+  // ajv-formats has no "idn-hostname" (used by domain-name): labels of any script, dot-separated, at most 253 characters.
+  ajv.addFormat("idn-hostname", (value: string) => value.length <= 253 && /^(?!-)[^\s./:@]{1,63}(?:\.(?!-)[^\s./:@]{1,63})*\.?$/u.test(value));
   for (const folder of readdirSync(SCHEMA_DIR)) {
     for (const file of readdirSync(join(SCHEMA_DIR, folder)).filter((name) => name.endsWith(".json"))) {
       ajv.addSchema(JSON.parse(readFileSync(join(SCHEMA_DIR, folder, file), "utf8")) as object);
