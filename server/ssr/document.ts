@@ -31,7 +31,9 @@ export function documentHead(input: DocumentHeadInput): string {
     `<link rel="icon" href="/favicon.svg" type="image/svg+xml">`,
     ...input.stylesheets.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`),
     ...input.modulePreloads.map((href) => `<link rel="modulepreload" href="${escapeHtml(href)}">`),
-    `<script nonce="${nonce}">${THEME_BOOT_SCRIPT}window.${BOOT_STATE_GLOBAL}=${serializeForScript(input.boot)};</script>`,
+    // Runs before the first paint, so a stored theme choice applies without a flash.
+    `<script nonce="${nonce}">${THEME_BOOT_SCRIPT}</script>`,
+    `<script nonce="${nonce}">window.${BOOT_STATE_GLOBAL}=${serializeForScript(input.boot)};</script>`,
     input.devHead ?? "",
     `</head><body><div id="${ROOT_ELEMENT_ID}" data-hydration="hydrating">`,
   ].join("");
