@@ -85,6 +85,23 @@ export function cveFullTextMatch(text: string): Expression<SqlBool> | null {
   return sql<SqlBool>`cves.seq in (select rowid from cves_fts where cves_fts match ${query})`;
 }
 
+/** Page cache while an import runs: a large transaction's dirty pages then stay in memory instead of spilling to the WAL again and again. */
+const IMPORT_CACHE_KIB = 512 * 1024;
+
+/**
+ * Runs `work` with a larger page cache (SQLite allocates it only as pages
+ * are touched) and restores the previous size afterwards, which frees it.
+ */
+export async function withImportCache<T>(db: Kysely<any>, work: () => Promise<T>): Promise<T> {
+  const [previous] = (await sql<{ cache_size: number }>`pragma cache_size`.execute(db)).rows;
+  await sql.raw(`pragma cache_size = -${IMPORT_CACHE_KIB}`).execute(db);
+  try {
+    return await work();
+  } finally {
+    await sql.raw(`pragma cache_size = ${Number(previous?.cache_size ?? -65_536)}`).execute(db);
+  }
+}
+
 /** Refreshes the planner's statistics after a large import (cheap when little changed). */
 export async function optimizeAfterImport(db: Kysely<any>): Promise<void> {
   await sql`pragma optimize`.execute(db);

@@ -6,7 +6,7 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "../db/schema";
 import { isSqlite } from "../db/dialect";
-import { optimizeAfterImport } from "../db/sqlite-specific";
+import { optimizeAfterImport, withImportCache } from "../db/sqlite-specific";
 import { refreshCveDerived } from "./derived";
 import { downloadToFile, isUrl, type Validators } from "./download";
 import type { ParseResult } from "./feed";
@@ -216,7 +216,7 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
       },
     };
 
-    const outcome = await db.transaction().execute(async (trx) => {
+    const importAll = () => db.transaction().execute(async (trx) => {
       let batch: R[] = [];
       const flush = async () => {
         if (batch.length === 0) return;
@@ -283,6 +283,7 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
       }
       return { status: "ok" as const, recordCount };
     });
+    const outcome = isSqlite(db) ? await withImportCache(db, importAll) : await importAll();
 
     const durationMs = Math.round(performance.now() - started);
     if (outcome === "not-modified") {

@@ -1,4 +1,4 @@
-import type { Insertable, Kysely } from "kysely";
+import { sql, type Insertable, type Kysely, type RawBuilder } from "kysely";
 import type { IocSighting } from "../../../shared/types/ioc";
 import type { Database, IndicatorSightingsTable, IndicatorsTable } from "../../db/schema";
 import { chunk, insertRows, type Importer, type WriteContext } from "../importer";
@@ -10,8 +10,42 @@ interface IndicatorState {
   id: number | null;
   type: string;
   value: string;
+  /** The stored aggregate as JSON (null for a new indicator), to tell whether it changed. */
   stored: string | null;
+  storedTags: readonly string[];
   aggregate: Aggregate;
+}
+
+const AGGREGATE_COLUMNS = [
+  "first_seen",
+  "last_seen",
+  "seen_at",
+  "threat_type",
+  "malware_family",
+  "confidence",
+  "tags",
+  "sources",
+  "source_count",
+] as const satisfies ReadonlyArray<keyof Aggregate>;
+
+const SIGHTING_COLUMNS = [
+  "raw_value",
+  "first_seen",
+  "last_seen",
+  "threat_type",
+  "malware_family",
+  "tags",
+  "confidence",
+  "reporter",
+  "reference",
+] as const satisfies ReadonlyArray<keyof IndicatorSightingsTable>;
+
+/**
+ * `set col = excluded.col` for an upsert: rows that changed are written back
+ * with one multi-row statement instead of an UPDATE each.
+ */
+function excludedColumns(columns: readonly string[]): Record<string, RawBuilder<unknown>> {
+  return Object.fromEntries(columns.map((column) => [column, sql.ref(`excluded.${column}`)]));
 }
 
 interface SightingState {
@@ -100,7 +134,14 @@ async function loadIndicators(trx: Kysely<Database>, records: readonly IocSighti
   for (const part of chunk(values, 500)) {
     const rows = await trx.selectFrom("indicators").selectAll().where("value", "in", part).execute();
     for (const { id, type, value, ...aggregate } of rows) {
-      states.set(keyOf(type, value), { id, type, value, stored: JSON.stringify(aggregate), aggregate });
+      states.set(keyOf(type, value), {
+        id,
+        type,
+        value,
+        stored: JSON.stringify(aggregate),
+        storedTags: JSON.parse(aggregate.tags),
+        aggregate,
+      });
     }
   }
   for (const { indicator } of records) {
@@ -111,6 +152,7 @@ async function loadIndicators(trx: Kysely<Database>, records: readonly IocSighti
         type: indicator.type,
         value: indicator.value,
         stored: null,
+        storedTags: [],
         aggregate: { seen_at: now, tags: "[]", sources: "[]", source_count: 0 },
       });
     }
@@ -180,9 +222,16 @@ async function writeBatch(trx: Kysely<Database>, records: IocSighting[], ctx: Wr
       if (state) state.id = row.id;
     }
   }
-  for (const state of indicators.values()) {
-    if (state.stored === null || state.stored === JSON.stringify(state.aggregate) || state.id === null) continue;
-    await trx.updateTable("indicators").set(state.aggregate).where("id", "=", state.id).execute();
+  const changedIndicators = [...indicators.values()].filter(
+    (s): s is IndicatorState & { id: number } =>
+      s.id !== null && s.stored !== null && s.stored !== JSON.stringify(s.aggregate),
+  );
+  for (const part of chunk(changedIndicators, 400)) {
+    await trx
+      .insertInto("indicators")
+      .values(part.map((s) => ({ id: s.id, type: s.type, value: s.value, ...s.aggregate })))
+      .onConflict((oc) => oc.column("id").doUpdateSet(excludedColumns(AGGREGATE_COLUMNS)))
+      .execute();
   }
 
   const rowFor = (s: SightingState) => ({
@@ -192,24 +241,31 @@ async function writeBatch(trx: Kysely<Database>, records: IocSighting[], ctx: Wr
     imported_at: now,
     ...s.row,
   });
-  await insertRows(trx, "indicator_sightings", [...sightings.values()].filter((s) => s.stored === null).map(rowFor));
-  for (const s of sightings.values()) {
-    if (s.stored === null || sameRow(s.stored, s.row) || s.indicator.id === null) continue;
+  const sightingStates = [...sightings.values()];
+  await insertRows(trx, "indicator_sightings", sightingStates.filter((s) => s.stored === null).map(rowFor));
+  const changedSightings = sightingStates.filter((s) => s.stored !== null && !sameRow(s.stored, s.row));
+  for (const part of chunk(changedSightings, 400)) {
     await trx
-      .updateTable("indicator_sightings")
-      .set(s.row)
-      .where("indicator_id", "=", s.indicator.id)
-      .where("source", "=", ctx.source)
-      .where("port", "=", s.port)
+      .insertInto("indicator_sightings")
+      .values(part.map(rowFor))
+      .onConflict((oc) =>
+        oc.columns(["indicator_id", "source", "port"]).doUpdateSet(excludedColumns(SIGHTING_COLUMNS)),
+      )
       .execute();
   }
 
+  // Tags only grow (see union), so only the ones an indicator did not have need a row.
   const tagRows = [...indicators.values()].flatMap((s) => {
     if (s.id === null || s.stored === JSON.stringify(s.aggregate)) return [];
     const id = s.id;
-    return (JSON.parse(s.aggregate.tags ?? "[]") as string[]).map((tag) => ({ tag, indicator_id: id }));
+    const before = new Set<string>(s.storedTags);
+    return (JSON.parse(s.aggregate.tags ?? "[]") as string[])
+      .filter((tag) => !before.has(tag))
+      .map((tag) => ({ tag, indicator_id: id }));
   });
-  for (const part of chunk(tagRows, 2_000)) {
+  // In key order, so the inserts walk the tag index instead of jumping about it.
+  tagRows.sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : a.indicator_id - b.indicator_id));
+  for (const part of chunk(tagRows, 4_000)) {
     await trx.insertInto("indicator_tags").values(part).onConflict((oc) => oc.doNothing()).execute();
   }
   const linkRows = [...links.values()].flatMap(({ cve, indicator }) =>
