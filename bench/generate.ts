@@ -1,30 +1,45 @@
-import { createHash } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import { sql, type Kysely } from "kysely";
 import pino from "pino";
-import type { CveRecord } from "../shared/types/cve";
-import type { IocSighting } from "../shared/types/ioc";
-import type { IndicatorType } from "../shared/ioc/types";
 import { openSqliteDatabase } from "../server/db/connection";
 import { migrateToLatest } from "../server/db/migrate";
+import type { Database } from "../server/db/schema";
+import { analyzeAll } from "../server/db/sqlite-specific";
 import { loadPipelineConfig } from "../server/pipeline/config";
 import { refreshCveDerived } from "../server/pipeline/derived";
-import { accepted } from "../server/pipeline/feed";
-import { chunk, insertRows } from "../server/pipeline/importer";
-import { cveRecordImporter } from "../server/pipeline/importers/cve-records";
-import { indicatorImporter } from "../server/pipeline/importers/indicators";
-import { runImport } from "../server/pipeline/run";
 import { syncSource } from "../server/pipeline/sync";
 
 /**
- * `npx tsx bench/generate.ts [--out .bench/scaled.sqlite] [--cves 300000] [--indicators 1000000]`
+ * Builds a large SQLite database for performance work (never the product's):
  *
- * Builds a database for performance work, never the product's: the real
- * snapshots first, then CVE records cloned under new ids (real content; each
- * clone inherits its original's KEV, EPSS and exploit evidence, so the spread
- * stays the real one) up to --cves, and indicators derived from real
- * sightings (same type, new value, real attributes) up to --indicators.
+ *   npx tsx bench/generate.ts [--out .bench/scaled.sqlite] [--cves 300000] [--indicators 1000000]
+ *                             [--mirror DIR] [--from SNAPSHOT.sqlite]
+ *
+ * `.bench/` is git-ignored; the output is overwritten.
+ *
+ * 1. Imports the real snapshots (--mirror, else THREAT_RADAR_DATA_DIR, else
+ *    ../shared/data) through the pipeline: CVE JSON 5, KEV, EPSS, Trickest,
+ *    CWE, the small IOC feeds (Feodo Tracker, MalwareBazaar, signature-base),
+ *    TweetFeed's 2026 daily file and STIX bundle, and the MISP warninglists.
+ *    With --from, it starts from a copy of a database the pipeline already
+ *    built (e.g. the integration tests' snapshot database in
+ *    node_modules/.cache/threat-radar/) and imports only the sources that
+ *    database has not imported successfully; this skips the CVE imports,
+ *    which take most of the time.
+ * 2. Adds CVE rows up to --cves. Their ids are real CVE ids the EPSS file
+ *    scores but the CVE JSON 5 snapshot lacks, so each new row gets that id's
+ *    real EPSS score, KEV entry and Trickest exploits: the spread of KEV,
+ *    EPSS and exploits over years is the real one. The content (description,
+ *    CVSS, affected products, CWEs, SSVC) is copied from a real record, with
+ *    its dates moved to the id's year. Ids beyond what EPSS knows get
+ *    8-digit sequence numbers no real CVE uses.
+ * 3. Adds indicators up to --indicators: variants of the real ones (same
+ *    type, new value: a subdomain, a URL on a subdomain, a random hash or
+ *    IPv4 address) that keep their seed's sightings, dates, tags and CVE links.
+ * 4. Recomputes the derived CVE columns and priorities, and runs ANALYZE so
+ *    the planner has statistics for the scaled tables.
  */
 const projectRoot = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
@@ -33,6 +48,7 @@ const { values } = parseArgs({
     mirror: { type: "string" },
     cves: { type: "string", default: "300000" },
     indicators: { type: "string", default: "1000000" },
+    from: { type: "string" },
   },
 });
 const mirrorDir = values.mirror ?? process.env.THREAT_RADAR_DATA_DIR ?? resolve(projectRoot, "../shared/data");
@@ -40,151 +56,198 @@ const targetCves = Number(values.cves);
 const targetIndicators = Number(values.indicators);
 const logger = pino({ level: "warn" });
 const now = new Date();
+const started = performance.now();
 
-rmSync(values.out, { force: true });
-rmSync(`${values.out}-wal`, { force: true });
-rmSync(`${values.out}-shm`, { force: true });
-mkdirSync(dirname(values.out), { recursive: true });
-const { db, close } = openSqliteDatabase(values.out);
-await migrateToLatest(db);
-
-const config = loadPipelineConfig({});
-for (const name of ["cve-json5", "cisa-kev", "epss", "trickest-poc", "mitre-cwe", "feodotracker", "malwarebazaar", "tweetfeed"]) {
-  const outcome = await syncSource(name, { db, config, logger, mirrorDir });
-  console.error(`${name}: ${outcome.status}, ${outcome.counts.added} added in ${(outcome.durationMs / 1000).toFixed(1)} s`);
+function step(message: string): void {
+  console.error(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}`);
 }
 
-async function count(table: "cves" | "indicators"): Promise<number> {
+async function count(db: Kysely<Database>, table: "cves" | "indicators" | "indicator_sightings"): Promise<number> {
   return Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
 }
 
-// ---- CVEs: clones of real records under ids no real CVE uses (8-digit sequence numbers).
-const originals = await db.selectFrom("cves").select("id").where("record_source", "=", "cve-json5").orderBy("id").execute();
-const cloneCount = Math.max(0, targetCves - (await count("cves")));
-const cloneOf = new Map<string, string>();
-async function* clones() {
-  const ids = originals.map((o) => o.id);
-  for (let n = 0; n < cloneCount; n += 1) {
-    const original = ids[n % ids.length]!;
-    const year = original.split("-")[1];
-    const id = `CVE-${year}-${10_000_000 + n}`;
-    cloneOf.set(id, original);
-    const row = await db.selectFrom("cves").selectAll().where("id", "=", original).executeTakeFirstOrThrow();
-    const [metrics, affected, references, weaknesses, ssvc] = await Promise.all([
-      db.selectFrom("cve_cvss").selectAll().where("cve_id", "=", original).where("origin", "=", "cve-json5").execute(),
-      db.selectFrom("cve_affected").selectAll().where("cve_id", "=", original).where("origin", "=", "cve-json5").execute(),
-      db.selectFrom("cve_references").selectAll().where("cve_id", "=", original).where("origin", "=", "cve-json5").execute(),
-      db.selectFrom("cve_cwes").selectAll().where("cve_id", "=", original).where("origin", "=", "cve-json5").execute(),
-      db.selectFrom("cve_ssvc").selectAll().where("cve_id", "=", original).where("origin", "=", "cve-json5").execute(),
-    ]);
-    const record: CveRecord = {
-      id,
-      state: row.state as CveRecord["state"],
-      title: row.title,
-      descriptions: JSON.parse(row.descriptions),
-      assignerOrgId: row.assigner_org_id,
-      assignerShortName: row.assigner_short_name,
-      dateReserved: row.date_reserved,
-      datePublished: row.date_published,
-      dateUpdated: row.date_updated,
-      dataVersion: row.data_version,
-      metrics: metrics.map((m) => ({ source: m.source, version: m.version as "3.1", score: m.score, severity: m.severity, vector: m.vector, nvdType: null })),
-      affected: affected.map((a) => ({ source: a.source, vendor: a.vendor, product: a.product, defaultStatus: a.default_status, versions: JSON.parse(a.versions), cpes: JSON.parse(a.cpes) })),
-      references: references.map((r) => ({ url: r.url, name: r.name, tags: JSON.parse(r.tags), source: r.source })),
-      weaknesses: weaknesses.map((w) => ({ source: w.source, cweId: w.cwe_id, description: w.description })),
-      ssvc: ssvc.map((s) => ({ source: s.source, exploitation: s.exploitation, automatable: s.automatable, technicalImpact: s.technical_impact, version: s.version, role: s.role, timestamp: s.timestamp })),
-    };
-    yield accepted(record);
-  }
+async function columnsOf(db: Kysely<Database>, table: string): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select name from pragma_table_info(${table})`.execute(db);
+  return rows.map((row) => row.name);
 }
-const cveOutcome = await runImport({
-  db,
-  source: "cve-json5",
-  read: clones,
-  importer: cveRecordImporter("cve-json5"),
-  locations: [],
-  logger,
-  now,
-});
-console.error(`cloned CVEs: ${cveOutcome.counts.added} in ${(cveOutcome.durationMs / 1000).toFixed(1)} s`);
 
-// Each clone inherits its original's evidence, so KEV / EPSS / exploit rates stay the real ones.
-await db.transaction().execute(async (trx) => {
-  for (const part of chunk([...cloneOf], 500)) {
-    const originalsPart = part.map(([, original]) => original);
-    const cloneIds = new Map<string, string[]>();
-    for (const [clone, original] of part) cloneIds.set(original, [...(cloneIds.get(original) ?? []), clone]);
-    const kev = await trx.selectFrom("kev_entries").selectAll().where("cve_id", "in", originalsPart).execute();
-    const epss = await trx.selectFrom("epss_scores").selectAll().where("cve_id", "in", originalsPart).execute();
-    const exploits = await trx.selectFrom("cve_exploits").selectAll().where("cve_id", "in", originalsPart).where("origin", "=", "trickest-poc").execute();
-    await insertRows(trx, "kev_entries", kev.flatMap((k) => (cloneIds.get(k.cve_id) ?? []).map((cve_id) => ({ ...k, cve_id }))));
-    await insertRows(trx, "epss_scores", epss.flatMap((e) => (cloneIds.get(e.cve_id) ?? []).map((cve_id) => ({ ...e, cve_id }))));
-    await insertRows(trx, "cve_exploits", exploits.flatMap((x) => (cloneIds.get(x.cve_id) ?? []).map((cve_id) => ({ ...x, cve_id }))));
+/** Copies the cve-json5 rows of a child table from each original to its clones. */
+async function cloneChildren(db: Kysely<Database>, table: string): Promise<void> {
+  const columns = await columnsOf(db, table);
+  const select = columns.map((column) => (column === "cve_id" ? "m.id" : `c.${column}`)).join(", ");
+  await sql
+    .raw(
+      `insert into ${table} (${columns.join(", ")}) select ${select} from gen_clone_map m
+       join ${table} c on c.cve_id = m.original where c.origin = 'cve-json5'`,
+    )
+    .execute(db);
+}
+
+/** A date moved by `m.delta` years, clamped to now; 29 February becomes the 28th. */
+function shiftedDate(column: string, nowIso: string): string {
+  return `case when o.${column} is null then null else min(replace(
+    printf('%04d', cast(substr(o.${column}, 1, 4) as integer) + m.delta) || substr(o.${column}, 5),
+    '-02-29', '-02-28'), '${nowIso}') end`;
+}
+
+async function addCves(db: Kysely<Database>): Promise<void> {
+  const missing = targetCves - (await count(db, "cves"));
+  if (missing <= 0) return;
+  await sql`create temp table gen_originals as
+    select id, row_number() over (order by id) - 1 as n,
+           cast(substr(coalesce(date_published, date_reserved), 1, 4) as integer) as year
+    from cves where record_source = 'cve-json5' and coalesce(date_published, date_reserved) is not null`.execute(db);
+  await sql`create temp table gen_targets as
+    select cve_id as id, row_number() over (order by cve_id) - 1 as n
+    from (select distinct cve_id from epss_scores where cve_id not in (select id from cves))
+    limit ${missing}`.execute(db);
+  const known = Number((await sql<{ n: number }>`select count(*) as n from gen_targets`.execute(db)).rows[0]?.n ?? 0);
+  if (known < missing) {
+    await sql`with recursive k(n) as (select ${known} union all select n + 1 from k where n + 1 < ${missing})
+      insert into gen_targets (id, n) select 'CVE-' || (1999 + n % 28) || '-' || (10000000 + n), n from k`.execute(db);
   }
-  await refreshCveDerived(trx, "all", now);
-});
-console.error(`CVEs: ${await count("cves")}`);
+  await sql`create temp table gen_clone_map as
+    select t.id, o.id as original, cast(substr(t.id, 5, 4) as integer) - o.year as delta
+    from gen_targets t join gen_originals o on o.n = t.n % (select count(*) from gen_originals)`.execute(db);
 
-// ---- Indicators: variations of real sightings, same type, new value.
-function variant(type: string, value: string, n: number): string | null {
-  const tag = `g${n.toString(36)}`;
-  switch (type as IndicatorType) {
+  const nowIso = now.toISOString();
+  const columns = (await columnsOf(db, "cves")).filter((column) => column !== "seq");
+  const dated = new Set(["date_reserved", "date_published", "date_updated"]);
+  const select = columns
+    .map((column) => (column === "id" ? "m.id" : dated.has(column) ? shiftedDate(column, nowIso) : `o.${column}`))
+    .join(", ");
+  await sql
+    .raw(`insert into cves (${columns.join(", ")}) select ${select} from gen_clone_map m join cves o on o.id = m.original`)
+    .execute(db);
+  for (const table of ["cve_cvss", "cve_affected", "cve_references", "cve_cwes", "cve_ssvc"]) await cloneChildren(db, table);
+}
+
+/** SQL for a new value of the seed indicator `i` in round `round`; null for types not varied. */
+function variant(type: string, round: number): string | null {
+  const randomHex = (bytes: number) => `lower(hex(randomblob(${bytes})))`;
+  const octet = "(abs(random()) % 256)";
+  switch (type) {
     case "domain":
-      return `${tag}.${value}`;
+      return `'v${round}.' || i.value`;
     case "url":
-      return value.replace("://", `://${tag}.`);
+      return `replace(i.value, '://', '://v${round}.')`;
     case "md5":
+      return randomHex(16);
     case "sha1":
+      return randomHex(20);
     case "sha256":
+      return randomHex(32);
     case "sha512":
-      return createHash(type === "md5" ? "md5" : type).update(`${value}:${n}`).digest("hex");
-    case "ipv4": {
-      const hash = createHash("md5").update(`${value}:${n}`).digest();
-      return `${(hash[0]! % 223) + 1}.${hash[1]}.${hash[2]}.${hash[3]}`;
-    }
+      return randomHex(64);
+    case "ipv4":
+      return `(1 + abs(random()) % 223) || '.' || ${octet} || '.' || ${octet} || '.' || ${octet}`;
     default:
       return null;
   }
 }
 
-const missing = Math.max(0, targetIndicators - (await count("indicators")));
-const seeds = await db
-  .selectFrom("indicator_sightings as s")
-  .innerJoin("indicators as i", "i.id", "s.indicator_id")
-  .select(["i.type", "i.value", "s.source", "s.first_seen", "s.last_seen", "s.threat_type", "s.malware_family", "s.tags", "s.confidence", "s.reporter", "s.reference"])
-  .execute();
-async function* syntheticSightings() {
-  for (let n = 0, made = 0; made < missing && seeds.length > 0; n += 1) {
-    const seed = seeds[n % seeds.length]!;
-    const value = variant(seed.type, seed.value, n);
-    if (!value) continue;
-    made += 1;
-    const sighting: IocSighting = {
-      source: seed.source,
-      indicator: { type: seed.type as IndicatorType, value },
-      rawValue: value,
-      firstSeen: seed.first_seen,
-      lastSeen: seed.last_seen,
-      threatType: seed.threat_type,
-      malwareFamily: seed.malware_family,
-      tags: JSON.parse(seed.tags),
-      confidence: seed.confidence,
-      reporter: seed.reporter,
-      reference: seed.reference,
-    };
-    yield accepted(sighting);
+async function addIndicators(db: Kysely<Database>): Promise<void> {
+  const seedMax = Number(
+    (await db.selectFrom("indicators").select((eb) => eb.fn.max("id").as("m")).executeTakeFirstOrThrow()).m ?? 0,
+  );
+  const types = (await db.selectFrom("indicators").select("type").distinct().execute())
+    .map((row) => row.type)
+    .filter((type) => variant(type, 0) !== null);
+  if (seedMax === 0 || types.length === 0) return;
+  const aggregates = "first_seen, last_seen, seen_at, threat_type, malware_family, confidence, tags, sources, source_count";
+  await sql`create temp table gen_variants (seed_id integer not null, type text not null, value text not null)`.execute(db);
+  for (let round = 1; ; round += 1) {
+    const missing = targetIndicators - (await count(db, "indicators"));
+    if (missing <= 0) break;
+    await sql`delete from gen_variants`.execute(db);
+    const valueOf = `case i.type ${types.map((type) => `when '${type}' then ${variant(type, round)}`).join(" ")} end`;
+    await sql
+      .raw(
+        `insert into gen_variants (seed_id, type, value)
+         select i.id, i.type, ${valueOf} from indicators i
+         where i.id <= ${seedMax} and i.type in (${types.map((type) => `'${type}'`).join(", ")})
+         order by (i.id * 2654435761) % 4294967296 limit ${missing}`,
+      )
+      .execute(db);
+    await sql
+      .raw(
+        `insert or ignore into indicators (type, value, ${aggregates})
+         select v.type, v.value, ${aggregates.replace(/(\w+)/g, "i.$1")}
+         from gen_variants v join indicators i on i.id = v.seed_id`,
+      )
+      .execute(db);
+    const sightingColumns = (await columnsOf(db, "indicator_sightings")).filter(
+      (column) => column !== "indicator_id" && column !== "raw_value",
+    );
+    const joinNew = "from gen_variants v join indicators n on n.value = v.value and n.type = v.type";
+    await sql
+      .raw(
+        `insert or ignore into indicator_sightings (indicator_id, raw_value, ${sightingColumns.join(", ")})
+         select n.id, v.value, ${sightingColumns.map((column) => `s.${column}`).join(", ")}
+         ${joinNew} join indicator_sightings s on s.indicator_id = v.seed_id`,
+      )
+      .execute(db);
+    await sql
+      .raw(`insert or ignore into indicator_tags (tag, indicator_id) select t.tag, n.id ${joinNew} join indicator_tags t on t.indicator_id = v.seed_id`)
+      .execute(db);
+    await sql
+      .raw(
+        `insert or ignore into indicator_cves (cve_id, indicator_id, source)
+         select c.cve_id, n.id, c.source ${joinNew} join indicator_cves c on c.indicator_id = v.seed_id`,
+      )
+      .execute(db);
+    step(`indicators: round ${round}, ${await count(db, "indicators")} in all`);
   }
 }
-const iocOutcome = await runImport({
-  db,
-  source: "synthetic-indicators",
-  read: syntheticSightings,
-  importer: indicatorImporter(),
-  locations: [],
-  logger,
-  now,
+
+for (const suffix of ["", "-wal", "-shm"]) rmSync(`${values.out}${suffix}`, { force: true });
+mkdirSync(dirname(values.out), { recursive: true });
+if (values.from) {
+  const snapshot = openSqliteDatabase(values.from);
+  await sql`vacuum into ${values.out}`.execute(snapshot.db);
+  await snapshot.close();
+  step(`copied ${values.from}`);
+}
+const { db, close } = openSqliteDatabase(values.out);
+await migrateToLatest(db);
+const imported = new Set(
+  (await db.selectFrom("sources").select("name").where("status", "=", "ok").execute()).map((row) => row.name),
+);
+
+const config = loadPipelineConfig({
+  SOURCE_TWEETFEED_URL: ["tweetfeed_daily_2026.csv.gz", "tweetfeed_stix21_week.json.gz"]
+    .map((name) => resolve(mirrorDir, "tweetfeed", name))
+    .join(","),
 });
-console.error(`synthetic indicators: ${iocOutcome.counts.added} in ${(iocOutcome.durationMs / 1000).toFixed(1)} s`);
-console.error(`indicators: ${await count("indicators")}`);
+const SOURCES = [
+  "mitre-cwe",
+  "cisa-kev",
+  "epss",
+  "cve-json5",
+  "trickest-poc",
+  "feodotracker",
+  "malwarebazaar",
+  "signature-base",
+  "tweetfeed",
+  "misp-warninglists",
+];
+for (const name of SOURCES.filter((source) => !imported.has(source))) {
+  const outcome = await syncSource(name, { db, config, logger, mirrorDir });
+  if (outcome.status !== "ok") throw new Error(`${name}: ${outcome.status} ${outcome.error ?? outcome.detail ?? ""}`);
+  step(`${name}: ${outcome.counts.added} added in ${(outcome.durationMs / 1000).toFixed(1)} s`);
+}
+
+await db.transaction().execute(async (trx) => {
+  await addCves(trx);
+  step(`CVEs: ${await count(trx, "cves")}; refreshing evidence and priorities`);
+  await refreshCveDerived(trx, "all", now);
+});
+step("CVE evidence and priorities refreshed");
+
+await db.transaction().execute(async (trx) => addIndicators(trx));
+step(`indicators: ${await count(db, "indicators")}, sightings: ${await count(db, "indicator_sightings")}`);
+
+await analyzeAll(db);
+step("analyze done");
 await close();
 console.log(values.out);
