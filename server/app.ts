@@ -98,10 +98,9 @@ export function createApp(deps: AppDependencies): Express {
       iocs,
       now,
       siteUrl: env.SITE_URL,
-      botCheck:
-        env.RECAPTCHA_SITE_KEY && env.RECAPTCHA_SECRET_KEY
-          ? { secret: env.RECAPTCHA_SECRET_KEY, verifyUrl: env.RECAPTCHA_VERIFY_URL, minScore: env.RECAPTCHA_MIN_SCORE }
-          : undefined,
+      botCheck: env.RECAPTCHA_SITE_KEY
+        ? { secret: env.RECAPTCHA_SECRET_KEY ?? "", verifyUrl: env.RECAPTCHA_VERIFY_URL, minScore: env.RECAPTCHA_MIN_SCORE }
+        : undefined,
       rateLimit: { windowMs: env.RATE_LIMIT_WINDOW_MS, lookupMax: env.RATE_LIMIT_LOOKUP_MAX },
     }),
   );

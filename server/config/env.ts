@@ -46,6 +46,11 @@ export const envSchema = z.object({
   RECAPTCHA_VERIFY_URL: z.url({ protocol: /^https?$/ }).default("https://www.recaptcha.net/recaptcha/api/siteverify"),
   RECAPTCHA_MIN_SCORE: z.coerce.number().min(0).max(1).default(0.5),
   GTM_IDS: commaList.pipe(z.array(z.string().regex(/^GTM-[A-Z0-9]{4,12}$/, "must be ids like GTM-XXXXXXX"))),
+}).superRefine((env, ctx) => {
+  // A site key alone would load the bot check in browsers while the server accepted any token.
+  if (env.RECAPTCHA_SITE_KEY && !env.RECAPTCHA_SECRET_KEY) {
+    ctx.addIssue({ code: "custom", path: ["RECAPTCHA_SECRET_KEY"], message: "is required when RECAPTCHA_SITE_KEY is set, to verify bot-check tokens" });
+  }
 });
 
 export type Env = z.infer<typeof envSchema>;

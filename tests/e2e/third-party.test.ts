@@ -31,7 +31,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([
-    startE2eServer({ RECAPTCHA_SITE_KEY: SITE_KEY, GTM_IDS: GTM_IDS.join(",") }),
+    startE2eServer({ RECAPTCHA_SITE_KEY: SITE_KEY, RECAPTCHA_SECRET_KEY: "e2e-secret-never-sent", GTM_IDS: GTM_IDS.join(",") }),
     launchBrowser(),
   ]);
 });

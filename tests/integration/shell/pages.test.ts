@@ -108,7 +108,7 @@ describe("security headers", () => {
 
 describe("third-party scripts", () => {
   it("allows exactly the bot-check and tag-manager origins when they are configured", async () => {
-    const configured = await createTestApp({ env: { RECAPTCHA_SITE_KEY: "6Lc_public_site_key_01", GTM_IDS: "GTM-ABC123" } });
+    const configured = await createTestApp({ env: { RECAPTCHA_SITE_KEY: "6Lc_public_site_key_01", RECAPTCHA_SECRET_KEY: SECRET, GTM_IDS: "GTM-ABC123" } });
     try {
       const res = await request(configured.app).get("/").expect(200);
       const csp = res.headers["content-security-policy"] as string;

@@ -20,6 +20,11 @@ describe("loadEnv", () => {
     expect(() => loadEnv({ [name]: value })).toThrow(ConfigError);
     expect(() => loadEnv({ [name]: value })).toThrow(name);
   });
+
+  it("refuses a bot-check site key without the secret that verifies its tokens", () => {
+    expect(() => loadEnv({ RECAPTCHA_SITE_KEY: "6Lc_public_site_key_01" })).toThrow(/RECAPTCHA_SECRET_KEY: is required when RECAPTCHA_SITE_KEY is set/);
+    expect(loadEnv({ RECAPTCHA_SITE_KEY: "6Lc_public_site_key_01", RECAPTCHA_SECRET_KEY: "s" }).RECAPTCHA_SECRET_KEY).toBe("s");
+  });
 });
 
 describe("toPublicConfig", () => {
