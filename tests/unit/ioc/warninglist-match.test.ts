@@ -113,15 +113,4 @@ describe("warninglist matcher (real MISP warninglists)", () => {
   it("flags empty-file hashes", () => {
     expect(listsOf("d41d8cd98f00b204e9800998ecf8427e")).toContain("empty-hashes");
   });
-
-  it("answers well under a millisecond per indicator", () => {
-    const samples = Array.from({ length: 20_000 }, (_, i): Indicator => {
-      if (i % 2 === 0) return { type: "ipv4", value: `${(i * 7) % 256}.${(i * 13) % 256}.${(i * 31) % 256}.${i % 256}` };
-      return { type: "domain", value: `host${i}.sub.example${i % 97}.com` };
-    });
-    const start = performance.now();
-    for (const sample of samples) matcher.match(sample);
-    const perIndicatorMs = (performance.now() - start) / samples.length;
-    expect(perIndicatorMs).toBeLessThan(0.1);
-  });
 });
