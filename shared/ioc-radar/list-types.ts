@@ -60,5 +60,7 @@ export interface IocListData {
   stats: IocChartStats;
   freshness: SourceFreshness[];
   facets: IocFacets;
+  /** Text handed over by the header search for bulk lookup, if any. */
+  lookupText: string | null;
   generatedAt: string;
 }

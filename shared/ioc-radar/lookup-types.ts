@@ -4,6 +4,15 @@ import type { IocVerdict } from "../scoring/ioc-score";
 export const LOOKUP_MAX_INDICATORS = 10_000;
 export const LOOKUP_MAX_BYTES = 1_048_576;
 
+/**
+ * Query parameter of the IOC list page that pre-fills bulk lookup (the header
+ * search sends several pasted indicators there). It is page state, not a
+ * filter, so the list, its exports and the API never see it.
+ */
+export const LOOKUP_PARAM = "lookup";
+/** Element id of the bulk lookup box on the IOC list page (the header search links to it). */
+export const BULK_LOOKUP_ID = "bulk-lookup";
+
 export type LookupVerdict = "known" | "unknown" | "benign-listed";
 
 export interface LookupResult {

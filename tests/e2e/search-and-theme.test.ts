@@ -45,8 +45,14 @@ describe("header search", () => {
       await search(s, "hxxps://evil[.]example[.]com/login.php");
       await page.waitForURL(`${server.url}/ioc-radar/https%3A%2F%2Fevil.example.com%2Flogin.php`);
 
-      await search(s, "44d88612fea8a8f36de82e1278abb02f 3395856ce81f2b7382dee72602f798b642f14140");
+      const hashes = "44d88612fea8a8f36de82e1278abb02f 3395856ce81f2b7382dee72602f798b642f14140";
+      await search(s, hashes);
       await page.waitForURL((url) => url.pathname === "/ioc-radar" && url.searchParams.get("lookup")?.includes("44d88612") === true);
+      // The pasted text lands in bulk lookup and is looked up at once; it is not a list filter.
+      await expect.poll(() => page.getByTestId("lookup-result").textContent()).toContain("2 indicators found");
+      expect(await page.locator("#bulk-lookup textarea").inputValue()).toBe(hashes);
+      expect(await page.getByTestId("lookup-table").locator("tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-verdict")))).toHaveLength(2);
+      expect(await page.getByText("lookup is not a known parameter").count()).toBe(0);
 
       await search(s, "GlobalProtect command injection");
       await page.waitForURL((url) => url.pathname === "/cve-radar" && url.searchParams.get("q") === "GlobalProtect command injection");

@@ -1,8 +1,8 @@
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { Link } from "react-router";
 import { createHttpClient } from "../../../client/http/http-client";
 import { executeBotCheck } from "../../../client/runtime/bot-check";
-import { LOOKUP_MAX_BYTES, LOOKUP_MAX_INDICATORS, type LookupResponse } from "../../ioc-radar/lookup-types";
+import { BULK_LOOKUP_ID, LOOKUP_MAX_BYTES, LOOKUP_MAX_INDICATORS, type LookupResponse } from "../../ioc-radar/lookup-types";
 import { useBoot } from "../../ui/boot/boot-context";
 import { IndicatorValue, VerdictBadge } from "../../ui/ioc/CopyButton";
 import { formatCount } from "../../util/format";
@@ -13,10 +13,14 @@ function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : "The lookup failed";
 }
 
-/** Paste free text, get every indicator in it classified. Needs JavaScript (it posts to the API). */
-export function BulkLookup() {
+/**
+ * Paste free text, get every indicator in it classified. Needs JavaScript (it
+ * posts to the API, behind the bot check). Text handed over by the header
+ * search is looked up as soon as the page is interactive.
+ */
+export function BulkLookup({ initialText }: { initialText: string | null }) {
   const { config } = useBoot();
-  const [text, setText] = useState("");
+  const [text, setText] = useState(initialText ?? "");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [result, setResult] = useState<LookupResponse | null>(null);
@@ -36,8 +40,13 @@ export function BulkLookup() {
     }
   }
 
+  useEffect(() => {
+    if (initialText) void lookUp();
+    // Once per handed-over text: the page re-mounts this component when the text changes.
+  }, []);
+
   return (
-    <section className="card bulk-lookup" aria-labelledby="bulk-lookup-heading">
+    <section id={BULK_LOOKUP_ID} className="card bulk-lookup" aria-labelledby="bulk-lookup-heading">
       <h2 id="bulk-lookup-heading">Bulk lookup</h2>
       <form
         onSubmit={(event) => {

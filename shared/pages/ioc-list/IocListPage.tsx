@@ -38,7 +38,7 @@ function Freshness({ sources }: { sources: SourceFreshness[] }) {
 }
 
 export function Component() {
-  const { params, problems, list, stats, freshness, facets } = useLoaderData() as IocListData;
+  const { params, problems, list, stats, freshness, facets, lookupText } = useLoaderData() as IocListData;
   const search = iocListSearch({ ...params, page: undefined });
   const filterSearch = iocListSearch({ ...params, type: undefined, page: undefined, per_page: undefined, sort: undefined, dir: undefined });
   const blocklistTypes = stats.types.filter((row) => row.count > 0 && (!params.type || params.type.includes(row.type)));
@@ -52,7 +52,7 @@ export function Component() {
         </p>
         <Freshness sources={freshness} />
       </header>
-      <BulkLookup />
+      <BulkLookup key={lookupText ?? ""} initialText={lookupText} />
       <IocFilters key={search} params={params} facets={facets} />
       <ProblemList problems={problems} />
       {list.total > 0 ? (
