@@ -1,4 +1,6 @@
 import { sql, type Kysely } from "kysely";
+import { defang } from "../../shared/ioc/defang";
+import type { IndicatorType } from "../../shared/ioc/types";
 import type { HomeData } from "../../shared/types/home";
 import { querySourceStatuses } from "../api/sources";
 import type { CveService } from "../cve/service";
@@ -113,6 +115,7 @@ export async function queryHomeOverview({ db, cves, cached, pipelineConfig }: Ho
     newestIndicators: newestIndicators.map((i) => ({
       type: i.type,
       value: i.value,
+      display: defang({ type: i.type as IndicatorType, value: i.value }),
       seenAt: i.seen_at,
       malwareFamily: i.malware_family,
       threatType: i.threat_type,

@@ -17,7 +17,8 @@ export interface HomeData {
   };
   topCves: CveListRow[];
   newestKev: Array<{ id: string; name: string; vendor: string; product: string; dateAdded: string; dueDate: string }>;
-  newestIndicators: Array<{ type: string; value: string; seenAt: string; malwareFamily: string | null; threatType: string | null }>;
+  /** `display` is the value defanged on the server, so the page need not load the normaliser. */
+  newestIndicators: Array<{ type: string; value: string; display: string; seenAt: string; malwareFamily: string | null; threatType: string | null }>;
   cveChart: CveChartStats["perDay"];
   indicatorChart: { days: string[]; byType: Record<string, number[]> };
   sources: SourceStatus[];

@@ -1,6 +1,4 @@
 import { Link, useLoaderData } from "react-router";
-import { defang } from "../../ioc/defang";
-import type { IndicatorType } from "../../ioc/types";
 import type { HomeData } from "../../types/home";
 import { Chart } from "../../ui/charts/Chart";
 import { SeverityBadge } from "../../ui/cve/SeverityBadge";
@@ -15,14 +13,28 @@ export function meta() {
   };
 }
 
-function Figure({ label, value, note }: { label: string; value: number; note?: string }) {
+/** A figure whose feed has not been imported shows that, not a zero that reads like a fact. */
+function Figure({ label, value, imported, note }: { label: string; value: number; imported: boolean; note?: string }) {
   return (
     <div className="figure">
       <dt>{label}</dt>
       <dd>
-        <strong>{formatCount(value)}</strong>
-        {note ? <span className="muted small"> {note}</span> : null}
+        {imported ? <strong>{formatCount(value)}</strong> : <span className="muted">not imported yet</span>}
+        {imported && note ? <span className="muted small"> {note}</span> : null}
       </dd>
+    </div>
+  );
+}
+
+function NotImportedNotice({ missing }: { missing: string[] }) {
+  return (
+    <div className="notice" role="status">
+      <h2>Some feeds have not been imported yet</h2>
+      <p>
+        No data yet from: {missing.join(", ")}. Their figures and lists appear once the first import finishes; the server
+        imports on its schedule, and operators can run <code>npm run sync</code> to import now. The status of every feed
+        is below.
+      </p>
     </div>
   );
 }
@@ -30,7 +42,13 @@ function Figure({ label, value, note }: { label: string; value: number; note?: s
 export function Component() {
   const data = useLoaderData() as HomeData;
   const { figures } = data;
-  const empty = figures.cvesTracked === 0 && figures.indicatorsTracked === 0 && figures.kevEntries === 0;
+  const has = { cves: figures.cvesTracked > 0, kev: figures.kevEntries > 0, iocs: figures.indicatorsTracked > 0 };
+  const empty = !has.cves && !has.kev && !has.iocs;
+  const missing = [
+    ...(has.cves ? [] : ["CVE records"]),
+    ...(has.kev ? [] : ["CISA KEV"]),
+    ...(has.iocs ? [] : ["indicator feeds"]),
+  ];
   return (
     <section className="home">
       <header className="page-header">
@@ -52,17 +70,19 @@ export function Component() {
         </div>
       ) : (
         <>
+          {missing.length > 0 ? <NotImportedNotice missing={missing} /> : null}
           <dl className="figures">
-            <Figure label="CVEs tracked" value={figures.cvesTracked} note={figures.newestPublished ? `newest ${formatDay(figures.newestPublished)}` : undefined} />
-            <Figure label="Published in the last 24 h" value={figures.published24h} />
-            <Figure label="Published in the last 7 days" value={figures.published7d} />
-            <Figure label="CISA KEV entries" value={figures.kevEntries} note={`${formatCount(figures.kevAdded30d)} added in 30 days`} />
-            <Figure label="Indicators seen in the last 24 h" value={figures.indicatorsSeen24h} note={`of ${formatCount(figures.indicatorsTracked)} tracked`} />
+            <Figure label="CVEs tracked" value={figures.cvesTracked} imported={has.cves} note={figures.newestPublished ? `newest ${formatDay(figures.newestPublished)}` : undefined} />
+            <Figure label="Published in the last 24 h" value={figures.published24h} imported={has.cves} />
+            <Figure label="Published in the last 7 days" value={figures.published7d} imported={has.cves} />
+            <Figure label="CISA KEV entries" value={figures.kevEntries} imported={has.kev} note={`${formatCount(figures.kevAdded30d)} added in 30 days`} />
+            <Figure label="Indicators seen in the last 24 h" value={figures.indicatorsSeen24h} imported={has.iocs} note={`of ${formatCount(figures.indicatorsTracked)} tracked`} />
           </dl>
 
           <div className="home-grid">
             <section className="card" aria-labelledby="top-cves">
               <h2 id="top-cves">Top of the CVE radar</h2>
+              {has.cves ? null : <p className="muted">No CVE feed has been imported yet.</p>}
               <ol className="rank-list">
                 {data.topCves.map((cve) => (
                   <li key={cve.id}>
@@ -78,6 +98,7 @@ export function Component() {
 
             <section className="card" aria-labelledby="newest-kev">
               <h2 id="newest-kev">Newest CISA KEV additions</h2>
+              {has.kev ? null : <p className="muted">The CISA KEV catalogue has not been imported yet.</p>}
               <ul className="rank-list">
                 {data.newestKev.map((kev) => (
                   <li key={kev.id}>
@@ -98,7 +119,7 @@ export function Component() {
                   {data.newestIndicators.map((ioc) => (
                     <li key={`${ioc.type}:${ioc.value}`}>
                       <Link to={`/ioc-radar/${encodeURIComponent(ioc.value)}`} className="mono break">
-                        {defang({ type: ioc.type as IndicatorType, value: ioc.value })}
+                        {ioc.display}
                       </Link>{" "}
                       <span className="muted small">{ioc.type}{ioc.malwareFamily ? ` · ${ioc.malwareFamily}` : ""} · {formatDay(ioc.seenAt)}</span>
                     </li>
