@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
 import type { CveListParams } from "../../shared/cve/list-params";
 import type { Database } from "../db/schema";
-import { cveFullTextMatch } from "../db/sqlite-specific";
+import { cveFullTextMatch, withoutIndex } from "../db/sqlite-specific";
 
 type CveExpressions = ExpressionBuilder<Database, "cves">;
 
@@ -12,11 +12,14 @@ function nextDay(day: string): string {
 /**
  * The where-clause of a filtered CVE list, shared by the list, its count, the
  * chart statistics and the exports so they always describe the same set.
+ * `walkAlong` names the sort column whose index a "walk" follows: the other
+ * filters then may not use their own indexes.
  */
-export function cveFilter(eb: CveExpressions, params: CveListParams): Expression<SqlBool> {
+export function cveFilter(eb: CveExpressions, params: CveListParams, walkAlong?: `cves.${string}`): Expression<SqlBool> {
   const conditions: Array<Expression<SqlBool>> = [];
+  const column = (name: `cves.${string}`) => (walkAlong && name !== walkAlong ? withoutIndex(name) : sql.ref(name));
   const state = params.state ?? "published";
-  if (state !== "all") conditions.push(eb("cves.state", "=", state.toUpperCase()));
+  if (state !== "all") conditions.push(eb(column("cves.state"), "=", state.toUpperCase()));
 
   if (params.q) {
     const match = cveFullTextMatch(params.q);
@@ -24,15 +27,15 @@ export function cveFilter(eb: CveExpressions, params: CveListParams): Expression
   }
   if (params.severity && params.severity.length > 0) {
     const severities = params.severity.map((severity) => severity.toUpperCase());
-    const scored = eb("cves.cvss_severity", "in", severities);
-    conditions.push(severities.includes("NONE") ? eb.or([scored, eb("cves.cvss_severity", "is", null)]) : scored);
+    const scored = eb(column("cves.cvss_severity"), "in", severities);
+    conditions.push(severities.includes("NONE") ? eb.or([scored, eb(column("cves.cvss_severity"), "is", null)]) : scored);
   }
-  if (params.cvss_min !== undefined) conditions.push(eb("cves.cvss_score", ">=", params.cvss_min));
-  if (params.cvss_max !== undefined) conditions.push(eb("cves.cvss_score", "<=", params.cvss_max));
-  if (params.epss_min !== undefined) conditions.push(eb("cves.epss", ">=", params.epss_min));
-  if (params.epss_max !== undefined) conditions.push(eb("cves.epss", "<=", params.epss_max));
-  if (params.kev) conditions.push(eb("cves.kev", "=", 1));
-  if (params.exploit) conditions.push(eb("cves.exploit_count", ">", 0));
+  if (params.cvss_min !== undefined) conditions.push(eb(column("cves.cvss_score"), ">=", params.cvss_min));
+  if (params.cvss_max !== undefined) conditions.push(eb(column("cves.cvss_score"), "<=", params.cvss_max));
+  if (params.epss_min !== undefined) conditions.push(eb(column("cves.epss"), ">=", params.epss_min));
+  if (params.epss_max !== undefined) conditions.push(eb(column("cves.epss"), "<=", params.epss_max));
+  if (params.kev) conditions.push(eb(column("cves.kev"), "=", 1));
+  if (params.exploit) conditions.push(eb(column("cves.exploit_count"), ">", 0));
   if (params.vendor || params.product) {
     const affected = eb
       .selectFrom("cve_affected")
@@ -43,14 +46,21 @@ export function cveFilter(eb: CveExpressions, params: CveListParams): Expression
           ...(params.product ? [inner(sql`lower(cve_affected.product)`, "=", params.product.toLowerCase())] : []),
         ]),
       );
-    conditions.push(eb("cves.id", "in", affected));
+    conditions.push(
+      walkAlong
+        ? eb.exists(affected.whereRef("cve_affected.cve_id", "=", "cves.id"))
+        : eb("cves.id", "in", affected),
+    );
   }
   if (params.cwe) {
-    conditions.push(eb("cves.id", "in", eb.selectFrom("cve_cwes").select("cve_cwes.cve_id").where("cve_cwes.cwe_id", "=", params.cwe)));
+    const weaknesses = eb.selectFrom("cve_cwes").select("cve_cwes.cve_id").where("cve_cwes.cwe_id", "=", params.cwe);
+    conditions.push(
+      walkAlong ? eb.exists(weaknesses.whereRef("cve_cwes.cve_id", "=", "cves.id")) : eb("cves.id", "in", weaknesses),
+    );
   }
-  if (params.published_from) conditions.push(eb("cves.date_published", ">=", params.published_from));
-  if (params.published_to) conditions.push(eb("cves.date_published", "<", nextDay(params.published_to)));
-  if (params.updated_from) conditions.push(eb("cves.date_updated", ">=", params.updated_from));
-  if (params.updated_to) conditions.push(eb("cves.date_updated", "<", nextDay(params.updated_to)));
+  if (params.published_from) conditions.push(eb(column("cves.date_published"), ">=", params.published_from));
+  if (params.published_to) conditions.push(eb(column("cves.date_published"), "<", nextDay(params.published_to)));
+  if (params.updated_from) conditions.push(eb(column("cves.date_updated"), ">=", params.updated_from));
+  if (params.updated_to) conditions.push(eb(column("cves.date_updated"), "<", nextDay(params.updated_to)));
   return eb.and(conditions);
 }

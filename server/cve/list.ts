@@ -6,6 +6,7 @@ import {
 } from "../../shared/cve/list-params";
 import type { CveListPage, CveListRow } from "../../shared/cve/list-types";
 import type { CvesTable, Database } from "../db/schema";
+import type { Scan } from "../db/scan";
 import { cveFilter } from "./filters";
 
 const SORT_COLUMNS = {
@@ -92,18 +93,18 @@ export function sortOf(params: CveListParams): { sort: CveSortKey; dir: "asc" | 
  * because the sort indexes are "<column> desc, id asc", which SQLite can
  * walk either way. Missing values sort lowest: last when descending.
  */
-export function orderedCves(db: Kysely<Database>, params: CveListParams) {
+export function orderedCves(db: Kysely<Database>, params: CveListParams, scan: Scan = "gather") {
   const { sort, dir } = sortOf(params);
   return db
     .selectFrom("cves")
-    .where((eb) => cveFilter(eb, params))
+    .where((eb) => cveFilter(eb, params, scan === "walk" ? SORT_COLUMNS[sort] : undefined))
     .orderBy(SORT_COLUMNS[sort], dir)
     .orderBy("cves.id", dir === "desc" ? "asc" : "desc");
 }
 
-export async function queryCveRows(db: Kysely<Database>, params: CveListParams): Promise<CveListRow[]> {
+export async function queryCveRows(db: Kysely<Database>, params: CveListParams, scan: Scan = "gather"): Promise<CveListRow[]> {
   const perPage = params.per_page ?? CVE_PAGE_SIZE_DEFAULT;
-  const rows = await orderedCves(db, params)
+  const rows = await orderedCves(db, params, scan)
     .select(LIST_COLUMNS)
     .limit(perPage)
     .offset(((params.page ?? 1) - 1) * perPage)

@@ -1,8 +1,9 @@
 import type { Kysely } from "kysely";
-import { cveListSearch, type CveListParams } from "../../shared/cve/list-params";
+import { CVE_PAGE_SIZE_DEFAULT, cveListSearch, type CveListParams } from "../../shared/cve/list-params";
 import type { CveChartStats, CveListPage } from "../../shared/cve/list-types";
 import type { CveDetailData } from "../../shared/cve/detail-types";
 import type { Database } from "../db/schema";
+import { chooseScan } from "../db/scan";
 import { createVersionedCache } from "../db/versioned-cache";
 import { queryCveDetail } from "./detail";
 import { countCves, queryCveRows, toListPage } from "./list";
@@ -23,16 +24,17 @@ function filterKey(params: CveListParams): string {
  * The CVE radar's queries. Counts and chart statistics scan many rows, and
  * the data only changes when an import finishes, so they are cached per
  * filter and invalidated by the sources' newest successful import; a page of
- * rows is an index walk and is always read fresh.
+ * rows is always read fresh, by the plan the cached counts say is cheaper.
  */
 export function createCveService(db: Kysely<Database>, cacheSize = 500): CveService {
   const cached = createVersionedCache(db, cacheSize);
+  const count = (params: CveListParams) => cached(`count|${filterKey(params)}`, () => countCves(db, params));
   return {
     async list(params) {
-      const [rows, total] = await Promise.all([
-        queryCveRows(db, params),
-        cached(`count|${filterKey(params)}`, () => countCves(db, params)),
-      ]);
+      const [total, universe] = await Promise.all([count(params), count({ state: params.state })]);
+      const pageEnd = (params.page ?? 1) * (params.per_page ?? CVE_PAGE_SIZE_DEFAULT);
+      const scan = chooseScan({ matches: total, universe, pageEnd, fullText: Boolean(params.q) });
+      const rows = await queryCveRows(db, params, scan);
       return toListPage(params, rows, total);
     },
     stats: (params) => cached(`stats|${filterKey(params)}`, () => queryCveStats(db, params)),
