@@ -5,6 +5,7 @@ import * as m0002 from "./migrations/0002-cves";
 import * as m0003 from "./migrations/0003-indicators";
 import * as m0004 from "./migrations/0004-cve-radar-indexes";
 import * as m0005 from "./migrations/0005-warninglist-title";
+import * as m0006 from "./migrations/0006-ioc-radar-indexes";
 import { analyzeAll } from "./sqlite-specific";
 
 /**
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   "0003-indicators": m0003,
   "0004-cve-radar-indexes": m0004,
   "0005-warninglist-title": m0005,
+  "0006-ioc-radar-indexes": m0006,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

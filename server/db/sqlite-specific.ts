@@ -1,5 +1,5 @@
 import type SQLite from "better-sqlite3";
-import { sql, type Expression, type Kysely, type SqlBool } from "kysely";
+import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 
 /**
  * Everything that only SQLite understands lives in this module, so that a
@@ -16,52 +16,98 @@ export function applySqlitePragmas(sqlite: SQLite.Database): void {
   sqlite.pragma("temp_store = MEMORY");
 }
 
-const FTS_COLUMNS = "id, title, description, vendor, product";
-const NEW_ROW = "new.seq, new.id, new.title, new.description, new.vendor, new.product";
-const OLD_ROW = "old.seq, old.id, old.title, old.description, old.vendor, old.product";
+interface ExternalContentSearchIndex {
+  /** Name of the FTS5 table; its triggers are named after it. */
+  name: string;
+  /** The table whose rows it indexes, and that table's INTEGER PRIMARY KEY. */
+  content: string;
+  rowid: string;
+  columns: readonly string[];
+  /** FTS5 options after the columns: tokenizer, prefix indexes. */
+  options: string;
+}
 
 /**
- * FTS5 index over the CVE id, title, description and primary vendor/product.
- * It is an external-content table on `cves` (no second copy of the text),
- * keyed by `cves.seq`, an INTEGER PRIMARY KEY that VACUUM never renumbers.
- * Triggers keep it in step; the update trigger fires only for the indexed
- * columns, so the frequent priority/EPSS updates cost nothing here.
+ * An FTS5 index that is an external-content table (no second copy of the
+ * text), keyed by an INTEGER PRIMARY KEY that VACUUM never renumbers, kept in
+ * step by triggers. The update trigger fires only for the indexed columns, so
+ * frequent updates of other columns (priorities, EPSS, seen dates) cost
+ * nothing here. Rows already in the table are indexed at once.
  */
+async function createSearchIndex(db: Kysely<any>, index: ExternalContentSearchIndex): Promise<void> {
+  const { name, content, rowid, columns, options } = index;
+  const list = columns.join(", ");
+  const row = (prefix: "new" | "old") => [rowid, ...columns].map((column) => `${prefix}.${column}`).join(", ");
+  await sql
+    .raw(`create virtual table ${name} using fts5(${list}, content='${content}', content_rowid='${rowid}', ${options})`)
+    .execute(db);
+  await sql
+    .raw(`create trigger ${name}_insert after insert on ${content} begin insert into ${name}(rowid, ${list}) values (${row("new")}); end`)
+    .execute(db);
+  await sql
+    .raw(
+      `create trigger ${name}_delete after delete on ${content} begin
+         insert into ${name}(${name}, rowid, ${list}) values ('delete', ${row("old")});
+       end`,
+    )
+    .execute(db);
+  await sql
+    .raw(
+      `create trigger ${name}_update after update of ${list} on ${content} begin
+         insert into ${name}(${name}, rowid, ${list}) values ('delete', ${row("old")});
+         insert into ${name}(rowid, ${list}) values (${row("new")});
+       end`,
+    )
+    .execute(db);
+  await sql.raw(`insert into ${name}(${name}) values ('rebuild')`).execute(db);
+}
+
+async function dropSearchIndex(db: Kysely<any>, name: string): Promise<void> {
+  for (const trigger of ["insert", "delete", "update"]) await sql.raw(`drop trigger if exists ${name}_${trigger}`).execute(db);
+  await sql.raw(`drop table if exists ${name}`).execute(db);
+}
+
+/** Words of the CVE id, title, description and primary vendor/product, keyed by `cves.seq`. */
 export async function createCveSearchIndex(db: Kysely<any>): Promise<void> {
-  await sql
-    .raw(
-      `create virtual table cves_fts using fts5(${FTS_COLUMNS}, content='cves', content_rowid='seq', tokenize='unicode61 remove_diacritics 2', prefix='2 3')`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `create trigger cves_fts_insert after insert on cves begin
-         insert into cves_fts(rowid, ${FTS_COLUMNS}) values (${NEW_ROW});
-       end`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `create trigger cves_fts_delete after delete on cves begin
-         insert into cves_fts(cves_fts, rowid, ${FTS_COLUMNS}) values ('delete', ${OLD_ROW});
-       end`,
-    )
-    .execute(db);
-  await sql
-    .raw(
-      `create trigger cves_fts_update after update of ${FTS_COLUMNS} on cves begin
-         insert into cves_fts(cves_fts, rowid, ${FTS_COLUMNS}) values ('delete', ${OLD_ROW});
-         insert into cves_fts(rowid, ${FTS_COLUMNS}) values (${NEW_ROW});
-       end`,
-    )
-    .execute(db);
+  await createSearchIndex(db, {
+    name: "cves_fts",
+    content: "cves",
+    rowid: "seq",
+    columns: ["id", "title", "description", "vendor", "product"],
+    options: "tokenize='unicode61 remove_diacritics 2', prefix='2 3'",
+  });
 }
 
 export async function dropCveSearchIndex(db: Kysely<any>): Promise<void> {
-  for (const trigger of ["cves_fts_insert", "cves_fts_delete", "cves_fts_update"]) {
-    await sql.raw(`drop trigger if exists ${trigger}`).execute(db);
-  }
-  await sql.raw("drop table if exists cves_fts").execute(db);
+  await dropSearchIndex(db, "cves_fts");
+}
+
+/**
+ * Substrings of an indicator's value, malware family and threat type:
+ * trigram tokens answer "contains" for three characters or more (and
+ * case-insensitively) from the index, where LIKE '%…%' reads a million rows.
+ */
+export async function createIndicatorSearchIndex(db: Kysely<any>): Promise<void> {
+  await createSearchIndex(db, {
+    name: "indicators_fts",
+    content: "indicators",
+    rowid: "id",
+    columns: ["value", "malware_family", "threat_type"],
+    options: "tokenize='trigram'",
+  });
+}
+
+export async function dropIndicatorSearchIndex(db: Kysely<any>): Promise<void> {
+  await dropSearchIndex(db, "indicators_fts");
+}
+
+/** Shortest text the trigram index can answer; shorter text falls back to scanning. */
+export const INDICATOR_SEARCH_MIN_LENGTH = 3;
+
+/** A where-clause expression on `indicators` for values, families or threat types containing the text (≥ 3 characters). */
+export function indicatorTextMatch(text: string): Expression<SqlBool> {
+  const phrase = `"${text.replaceAll('"', '""')}"`;
+  return sql<SqlBool>`indicators.id in (select rowid from indicators_fts where indicators_fts match ${phrase})`;
 }
 
 /**
@@ -83,6 +129,17 @@ export function cveFullTextMatch(text: string): Expression<SqlBool> | null {
   const query = toFtsQuery(text);
   if (query === null) return null;
   return sql<SqlBool>`cves.seq in (select rowid from cves_fts where cves_fts match ${query})`;
+}
+
+/**
+ * A column reference the planner may not use an index for: SQLite's unary
+ * "+" (https://sqlite.org/optoverview.html#disqualifying_where_clause_terms_using_unary_).
+ * It makes a filtered, sorted page walk the sort column's index and stop at
+ * the page's last row instead of gathering every match through a filter's
+ * own index and sorting them all.
+ */
+export function withoutIndex(column: string): RawBuilder<unknown> {
+  return sql`+${sql.ref(column)}`;
 }
 
 /** Page cache while an import runs: a large transaction's dirty pages then stay in memory instead of spilling to the WAL again and again. */

@@ -1,19 +1,31 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from "kysely";
 import { defang } from "../../shared/ioc/defang";
 import { hostOf, ipv4Slash24, registrableDomain } from "../../shared/ioc/host";
 import type { Indicator } from "../../shared/ioc/types";
+import { KNOWN_SCHEMES } from "../../shared/ioc/url";
 import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
 import { SEEN_WINDOWS } from "../../shared/ioc-radar/list-params";
 import type { IocActivityWindow, IocDetailData, IocSightingView, RelatedGroup, RelatedIndicator } from "../../shared/ioc-radar/detail-types";
 import { scoreIndicator } from "../../shared/scoring/ioc-score";
 import type { Database } from "../db/schema";
+import { indicatorTextMatch } from "../db/sqlite-specific";
+import { escapeLike } from "./filters";
 import { asIndicator, parseStringList } from "./list";
 
 const RELATED_LIMIT = 10;
 const DAY_MS = 86_400_000;
 
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+/**
+ * `value` starts with one of the prefixes: a range on the value index for
+ * each ("abc" ≤ value < "abd"), where LIKE with a wildcard reads every row.
+ */
+function startsWithAny(eb: ExpressionBuilder<Database, "indicators">, prefixes: readonly string[]): Expression<SqlBool> {
+  return eb.or(
+    prefixes.map((prefix) => {
+      const next = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
+      return eb.and([eb("indicators.value", ">=", prefix), eb("indicators.value", "<", next)]);
+    }),
+  );
 }
 
 function relatedQuery(db: Kysely<Database>, selfId: number | null) {
@@ -43,16 +55,10 @@ async function relatedGroups(db: Kysely<Database>, indicator: Indicator, selfId:
   if (indicator.type === "url" || indicator.type === "domain") {
     const host = hostOf(indicator);
     if (host) {
-      const onHost = escapeLike(host);
+      const onHost = KNOWN_SCHEMES.flatMap((scheme) => [`${scheme}://${host}/`, `${scheme}://${host}:`]);
       groups.push(
         relatedQuery(db, selfId)
-          .where((eb) =>
-            eb.or([
-              eb("indicators.value", "=", host),
-              eb("indicators.value", "like", sql<string>`${`%://${onHost}/%`} escape '\\'`),
-              eb("indicators.value", "like", sql<string>`${`%://${onHost}:%`} escape '\\'`),
-            ]),
-          )
+          .where((eb) => eb.or([eb("indicators.value", "=", host), startsWithAny(eb, onHost)]))
           .execute()
           .then((rows) => ({ relation: "host", key: host, indicators: toRelated(rows) })),
       );
@@ -62,7 +68,7 @@ async function relatedGroups(db: Kysely<Database>, indicator: Indicator, selfId:
       groups.push(
         relatedQuery(db, selfId)
           .where("indicators.type", "=", "domain")
-          .where((eb) => eb.or([eb("indicators.value", "=", domain), eb("indicators.value", "like", sql<string>`${`%.${escapeLike(domain)}`} escape '\\'`)]))
+          .where((eb) => eb.or([eb("indicators.value", "=", domain), eb.and([indicatorTextMatch(domain), eb("indicators.value", "like", sql<string>`${`%.${escapeLike(domain)}`} escape '\\'`)])]))
           .execute()
           .then((rows) => ({ relation: "domain", key: domain, indicators: toRelated(rows) })),
       );
@@ -75,7 +81,7 @@ async function relatedGroups(db: Kysely<Database>, indicator: Indicator, selfId:
       groups.push(
         relatedQuery(db, selfId)
           .where("indicators.type", "in", ["ipv4", "ip:port"])
-          .where("indicators.value", "like", sql<string>`${`${escapeLike(prefix)}%`} escape '\\'`)
+          .where((eb) => startsWithAny(eb, [prefix]))
           .execute()
           .then((rows) => ({ relation: "slash24", key: range, indicators: toRelated(rows) })),
       );

@@ -6,6 +6,7 @@ import { IOC_PAGE_SIZE_DEFAULT, type IocListParams, type IocSortKey } from "../.
 import type { IocListPage, IocListRow } from "../../shared/ioc-radar/list-types";
 import { scoreIndicator, type ScoreSighting } from "../../shared/scoring/ioc-score";
 import type { Database, IndicatorsTable } from "../db/schema";
+import type { Scan } from "../db/scan";
 import { iocFilter } from "./filters";
 
 const SORT_COLUMNS = {
@@ -96,18 +97,18 @@ export function sortOf(params: IocListParams): { sort: IocSortKey; dir: "asc" | 
 }
 
 /** A select of the filtered indicators in the requested order; the id breaks ties so pages never overlap. */
-export function orderedIndicators(db: Kysely<Database>, params: IocListParams, now: Date) {
+export function orderedIndicators(db: Kysely<Database>, params: IocListParams, now: Date, scan: Scan = "gather") {
   const { sort, dir } = sortOf(params);
   return db
     .selectFrom("indicators")
-    .where((eb) => iocFilter(eb, params, now))
+    .where((eb) => iocFilter(eb, params, now, scan === "walk" ? SORT_COLUMNS[sort] : undefined))
     .orderBy(SORT_COLUMNS[sort], dir)
     .orderBy("indicators.id", dir);
 }
 
-export async function queryIndicatorRows(db: Kysely<Database>, params: IocListParams, now: Date): Promise<IndicatorRow[]> {
+export async function queryIndicatorRows(db: Kysely<Database>, params: IocListParams, now: Date, scan: Scan = "gather"): Promise<IndicatorRow[]> {
   const perPage = params.per_page ?? IOC_PAGE_SIZE_DEFAULT;
-  const rows = await orderedIndicators(db, params, now)
+  const rows = await orderedIndicators(db, params, now, scan)
     .select(INDICATOR_COLUMNS)
     .limit(perPage)
     .offset(((params.page ?? 1) - 1) * perPage)

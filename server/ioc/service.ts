@@ -3,10 +3,12 @@ import { LRUCache } from "lru-cache";
 import type { Indicator } from "../../shared/ioc/types";
 import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
 import type { IocDetailData } from "../../shared/ioc-radar/detail-types";
-import { iocListSearch, type IocListParams } from "../../shared/ioc-radar/list-params";
+import { IOC_PAGE_SIZE_DEFAULT, iocListSearch, type IocListParams } from "../../shared/ioc-radar/list-params";
 import type { IocChartStats, IocFacets, IocListPage, SourceFreshness } from "../../shared/ioc-radar/list-types";
 import type { LookupResponse } from "../../shared/ioc-radar/lookup-types";
+import { chooseScan } from "../db/scan";
 import type { Database } from "../db/schema";
+import { isFullText } from "./filters";
 import { queryIocDetail } from "./detail";
 import { countIndicators, queryIndicatorRows, toListPage, toListRows } from "./list";
 import { lookupIndicators } from "./lookup";
@@ -64,11 +66,11 @@ export function createIocService(db: Kysely<Database>, cacheSize = 500): IocServ
 
   return {
     async list(params, now) {
-      const [rows, total, lists] = await Promise.all([
-        queryIndicatorRows(db, params, now),
-        cached(`count|${filterKey(params, now)}`, () => countIndicators(db, params, now)),
-        matcher(),
-      ]);
+      const count = (view: IocListParams) => cached(`count|${filterKey(view, now)}`, () => countIndicators(db, view, now));
+      const [total, universe, lists] = await Promise.all([count(params), count({}), matcher()]);
+      const pageEnd = (params.page ?? 1) * (params.per_page ?? IOC_PAGE_SIZE_DEFAULT);
+      const scan = chooseScan({ matches: total, universe, pageEnd, fullText: isFullText(params) });
+      const rows = await queryIndicatorRows(db, params, now, scan);
       return toListPage(params, await toListRows(db, rows, lists, now), total);
     },
     stats: (params, now) => cached(`stats|${filterKey(params, now)}`, () => queryIocStats(db, params, now)),

@@ -3,6 +3,8 @@ import { normalizeIPv4, normalizeIPv6, parsePort } from "./ip";
 
 const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//;
 const DEFAULT_PORTS: Readonly<Record<string, number>> = { http: 80, https: 443, ftp: 21, ftps: 990 };
+/** The schemes whose default port the canonical form drops: the ones the feeds' URLs use. */
+export const KNOWN_SCHEMES: readonly string[] = Object.keys(DEFAULT_PORTS);
 // Where the authority ends. A backslash counts because browsers treat it as "/"
 // in http(s) URLs ("http://evil.com\@good.com" goes to evil.com).
 const AUTHORITY_END = /[/?#\\]/;

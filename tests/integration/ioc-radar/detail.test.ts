@@ -1,6 +1,8 @@
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { hostOf, registrableDomain } from "../../../shared/ioc/host";
 import { canonicalIndicatorPath } from "../../../shared/ioc/indicator-path";
+import type { IndicatorType } from "../../../shared/ioc/types";
 import { SNAPSHOT_NOW } from "../setup/snapshot-database";
 import { createTestApp, type TestApp } from "../../helpers/test-app";
 import { feodoEntries } from "./source-counts";
@@ -10,6 +12,17 @@ beforeAll(async () => {
   t = await createTestApp({ databasePath: inject("snapshotDatabase"), now: () => new Date(SNAPSHOT_NOW) });
 });
 afterAll(() => t?.close());
+
+/** Map.groupBy, which Node 20 lacks. */
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const group = groups.get(key(item));
+    if (group) group.push(item);
+    else groups.set(key(item), [item]);
+  }
+  return groups;
+}
 
 /** Page HTML without the empty comments React puts between adjacent text nodes. */
 const textOf = (html: string) => html.replaceAll("<!-- -->", "");
@@ -75,6 +88,33 @@ describe("IOC detail", () => {
     const page = await request(t.app).get(`/ioc-radar/${pair.ip}`).expect(200);
     expect(page.text).toContain("Same /24 network");
     expect(page.text).toContain(`href="/ioc-radar/${relations.slash24[0].value}"`);
+  });
+
+  it("relates URLs and domains on the same host and under the same registered domain, as a scan of the table says", async () => {
+    const rows = await t.database.db.selectFrom("indicators").select(["type", "value"]).where("type", "in", ["url", "domain"]).execute();
+    const indicators = rows.map((row) => ({ type: row.type as IndicatorType, value: row.value }));
+    const byHost = groupBy(indicators, (indicator) => hostOf(indicator) ?? "");
+    const related = (body: { related: Array<{ relation: string; indicators: Array<{ value: string }> }> }, relation: string) =>
+      body.related.find((group) => group.relation === relation)?.indicators.map((i) => i.value) ?? [];
+
+    const [host, onHost] = [...byHost].find(([name, group]) => name && group.filter((i) => i.type === "url").length >= 3)!;
+    const url = onHost.find((i) => i.type === "url")!;
+    const expectedOnHost = onHost.filter((i) => i.value !== url.value).map((i) => i.value);
+    const { body: urlBody } = await request(t.app).get(`/api/v1/iocs/${encodeURIComponent(url.value)}`).expect(200);
+    const sameHost = related(urlBody, "host");
+    expect(sameHost.length).toBe(Math.min(10, expectedOnHost.length));
+    for (const value of sameHost) expect(expectedOnHost).toContain(value);
+    expect(urlBody.related.find((group: { relation: string }) => group.relation === "host").key).toBe(host);
+
+    const domains = indicators.filter((i) => i.type === "domain");
+    const byRegistered = groupBy(domains, (domain) => registrableDomain(domain) ?? "");
+    const [registered, siblings] = [...byRegistered].find(([name, group]) => name && group.some((d) => d.value !== name) && group.length >= 3)!;
+    const sub = siblings.find((d) => d.value !== registered)!;
+    const expectedSiblings = siblings.filter((d) => d.value !== sub.value).map((d) => d.value);
+    const { body: domainBody } = await request(t.app).get(`/api/v1/iocs/${sub.value}`).expect(200);
+    const sameDomain = related(domainBody, "domain");
+    expect(sameDomain.length).toBe(Math.min(10, expectedSiblings.length));
+    for (const value of sameDomain) expect(expectedSiblings).toContain(value);
   });
 
   it("a domain tagged with CVEs links them to the CVE radar", async () => {

@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { SNAPSHOT_NOW } from "../setup/snapshot-database";
 import { createTestApp, type TestApp } from "../../helpers/test-app";
 import { feodoEntries, malwareBazaarMd5s } from "./source-counts";
+import { queryIndicatorRows } from "../../../server/ioc/list";
+import { iocListParamsSchema } from "../../../shared/ioc-radar/list-params";
+import { parseQuery } from "../../../shared/query/params";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -159,5 +162,38 @@ describe("IOC list page", () => {
     expect(textOf(res.text)).toContain("Some filter values were ignored");
     expect(textOf(res.text)).toContain("<code>seen</code>");
     expect(textOf(res.text)).toMatch(/<strong>28<\/strong> indicators match/);
+  });
+});
+
+describe("IOC list: the two ways of finding a page, and free text", () => {
+  const now = new Date(SNAPSHOT_NOW);
+  const views = [
+    "",
+    "type=ipv4&sort=confidence",
+    "type=url,domain&sort=first_seen&dir=asc",
+    "source=tweetfeed&sort=sources",
+    "tag=phishing&sort=value&dir=asc&page=2",
+    "malware=pikabot&sort=type",
+    "threat_type=botnet_cc&seen=90d",
+    "source=malwarebazaar&type=md5&sort=last_seen&dir=asc",
+  ];
+
+  it.each(views)("walking the sort index and gathering the matches give the same rows for '%s'", async (query) => {
+    const { params } = parseQuery(iocListParamsSchema, new URLSearchParams(query));
+    const gathered = (await queryIndicatorRows(t.database.db, params, now, "gather")).map((row) => row.value);
+    const walked = (await queryIndicatorRows(t.database.db, params, now, "walk")).map((row) => row.value);
+    expect(gathered.length).toBeGreaterThan(0);
+    expect(walked).toEqual(gathered);
+  });
+
+  it.each(["pikabot", "PIKABOT", ".duckdns.", "login.php", "cc"])("free text '%s' matches what a scan of value, family and threat type finds", async (text) => {
+    const needle = text.toLowerCase();
+    const rows = await t.database.db.selectFrom("indicators").select(["value", "malware_family", "threat_type"]).execute();
+    const expected = rows.filter((row) => [row.value, row.malware_family ?? "", row.threat_type ?? ""].some((field) => field.toLowerCase().includes(needle)));
+    expect(expected.length).toBeGreaterThan(0);
+    const { body } = await request(t.app).get(`/api/v1/iocs?q=${encodeURIComponent(text)}&per_page=100`).expect(200);
+    expect(body.total).toBe(expected.length);
+    const values = new Set(expected.map((row) => row.value));
+    for (const row of body.rows as Row[]) expect(values.has(row.value)).toBe(true);
   });
 });
