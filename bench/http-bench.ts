@@ -18,13 +18,13 @@ function percentile(sorted: number[], p: number): number {
  * whole response, body included, as a browser with a warm connection sees it.
  * A few warm-up requests come first and are not counted.
  */
-export async function measure(name: string, url: string, runs: number, warmup = 3): Promise<LatencySummary> {
+export async function measure(name: string, url: string, runs: number, init: RequestInit = {}, warmup = 3): Promise<LatencySummary> {
   let bytes = 0;
-  for (let i = 0; i < warmup; i++) await (await fetch(url)).arrayBuffer();
+  for (let i = 0; i < warmup; i++) await (await fetch(url, init)).arrayBuffer();
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const started = performance.now();
-    const res = await fetch(url);
+    const res = await fetch(url, init);
     const body = await res.arrayBuffer();
     times.push(performance.now() - started);
     if (!res.ok) throw new Error(`${url} answered ${res.status}`);
@@ -51,3 +51,6 @@ export function printTable(title: string, rows: Array<Record<string, string | nu
 }
 
 export const ms = (value: number) => value.toFixed(1);
+
+/** One row of a latency table. */
+export const latencyRow = (label: string) => (r: LatencySummary) => ({ [label]: r.name, p50: ms(r.p50), p95: ms(r.p95), max: ms(r.max) });
