@@ -70,6 +70,28 @@ async function importSnapshots(path: string): Promise<void> {
   }
 }
 
+/** An hour: another test run (another checkout state) may still be reading an older database. */
+const STALE_AFTER_MS = 3_600_000;
+
+/** Databases of other keys that nothing has touched for a while, and leftovers of builds that died. */
+function removeStale(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name);
+    const building = /\.building-(\d+)$/.exec(name);
+    const abandoned = building ? !isAlive(Number(building[1])) : Date.now() - statSync(file).mtimeMs > STALE_AFTER_MS;
+    if (abandoned) rmSync(file, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Imports the real feed snapshots through the product's own sync path into a
  * database that the read-only page, API and browser tests share. It is cached
@@ -81,7 +103,7 @@ export default async function setup(project: TestProject) {
   const path = join(dir, `snapshot-${cacheKey()}.sqlite`);
   if (!existsSync(path)) {
     mkdirSync(dir, { recursive: true });
-    for (const stale of readdirSync(dir)) rmSync(join(dir, stale), { force: true });
+    removeStale(dir);
     const building = `${path}.building-${process.pid}`;
     await importSnapshots(building);
     renameSync(building, path);
