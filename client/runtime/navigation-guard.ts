@@ -29,9 +29,3 @@ export function installNavigationGuard(config: PublicConfig): void {
   );
 }
 
-/** Programmatic navigation under the same policy. */
-export function navigateTo(href: string, config: PublicConfig, options: { allowExternal?: boolean } = {}): boolean {
-  if (!mayNavigate(href, window.location.origin, { ...options, allowedOrigins: config.allowedExternalOrigins })) return false;
-  window.location.assign(href);
-  return true;
-}
