@@ -34,12 +34,14 @@ async function main(): Promise<void> {
   if (dev) {
     const { createServer } = await import("vite");
     const vite = await createServer({ server: { middlewareMode: true }, appType: "custom" });
+    // Builds the route table now: a route naming unknown middleware stops the start, not the first request.
+    const getRenderer = await devRendererSource(vite, rendererOptions);
     app = createApp({
       env,
       db: database.db,
       logger,
       vite,
-      getRenderer: devRendererSource(vite, rendererOptions),
+      getRenderer,
       routePatterns,
       assets: devClientAssets,
       build: { id: "development", timestamp: Date.now() },

@@ -15,13 +15,20 @@ export async function loadBuiltRenderer(serverDir: string, options: SsrRendererO
 
 /**
  * The development renderer, re-created whenever Vite's module graph changed so
- * that edits to pages show up without restarting the server.
+ * that edits to pages show up without restarting the server. It is built once
+ * before this resolves, so a route table that cannot be built (e.g. a route
+ * naming unknown middleware) stops `npm run dev` at start-up, as in production.
  */
-export function devRendererSource(vite: ViteDevServer, options: SsrRendererOptions): () => Promise<SsrRenderer> {
+export async function devRendererSource(
+  vite: Pick<ViteDevServer, "ssrLoadModule">,
+  options: SsrRendererOptions,
+): Promise<() => Promise<SsrRenderer>> {
   let cached: { module: EntryModule; renderer: SsrRenderer } | null = null;
-  return async () => {
+  const current = async () => {
     const module = (await vite.ssrLoadModule(SSR_ENTRY_SOURCE)) as EntryModule;
     if (cached?.module !== module) cached = { module, renderer: module.createSsrRenderer(options) };
     return cached.renderer;
   };
+  await current();
+  return current;
 }
