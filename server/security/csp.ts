@@ -3,11 +3,20 @@ import type { RequestHandler, Response } from "express";
 import helmet from "helmet";
 import type { PublicConfig } from "../../shared/config/public-config";
 
-/** reCAPTCHA through its alternate domain, as Google documents for CSP. */
-export const BOT_CHECK_SCRIPT_ORIGINS = ["https://www.recaptcha.net", "https://www.gstatic.com"];
-export const BOT_CHECK_FRAME_ORIGINS = ["https://www.recaptcha.net", "https://recaptcha.net"];
-export const TAG_MANAGER_ORIGINS = ["https://www.googletagmanager.com"];
-const ANALYTICS_ORIGINS = ["https://*.google-analytics.com", "https://*.analytics.google.com", "https://*.googletagmanager.com"];
+/**
+ * reCAPTCHA v3 through its alternate domain (docs/decisions/0003): api.js is
+ * served by www.recaptcha.net and loads the rest of reCAPTCHA's code from
+ * www.gstatic.com/recaptcha/; tokens are made in an iframe on
+ * www.recaptcha.net, and its script may call its own endpoints from the page.
+ * Google's CSP advice for reCAPTCHA, with www.recaptcha.net for www.google.com.
+ */
+export const BOT_CHECK_SCRIPT_SOURCES = ["https://www.recaptcha.net/recaptcha/", "https://www.gstatic.com/recaptcha/"] as const;
+export const BOT_CHECK_FRAME_SOURCES = ["https://www.recaptcha.net/recaptcha/"] as const;
+export const BOT_CHECK_CONNECT_SOURCES = ["https://www.recaptcha.net/recaptcha/"] as const;
+/** The tag manager's script (gtm.js and the gtag.js it adds for analytics tags). */
+export const TAG_MANAGER_SCRIPT_SOURCES = ["https://www.googletagmanager.com"] as const;
+/** Where analytics tags send their hits (images and beacons). */
+export const ANALYTICS_SOURCES = ["https://*.google-analytics.com", "https://*.analytics.google.com", "https://*.googletagmanager.com"] as const;
 
 declare module "express-serve-static-core" {
   interface Locals {
@@ -43,20 +52,20 @@ export function securityHeaders({ config, dev }: CspOptions): RequestHandler {
         scriptSrc: [
           "'self'",
           (_req, res) => `'nonce-${(res as unknown as Response).locals.cspNonce}'`,
-          ...(botCheck ? BOT_CHECK_SCRIPT_ORIGINS : []),
-          ...(tagManager ? TAG_MANAGER_ORIGINS : []),
+          ...(botCheck ? BOT_CHECK_SCRIPT_SOURCES : []),
+          ...(tagManager ? TAG_MANAGER_SCRIPT_SOURCES : []),
         ],
         scriptSrcAttr: ["'none'"],
         styleSrc: ["'self'", "'unsafe-inline'"],
-        imgSrc: ["'self'", "data:", "blob:", ...(tagManager ? ANALYTICS_ORIGINS : [])],
+        imgSrc: ["'self'", "data:", "blob:", ...(tagManager ? ANALYTICS_SOURCES : [])],
         connectSrc: [
           "'self'",
           ...apiOrigin,
-          ...(botCheck ? BOT_CHECK_SCRIPT_ORIGINS : []),
-          ...(tagManager ? ANALYTICS_ORIGINS : []),
+          ...(botCheck ? BOT_CHECK_CONNECT_SOURCES : []),
+          ...(tagManager ? ANALYTICS_SOURCES : []),
           ...(dev ? ["ws:", "wss:"] : []),
         ],
-        frameSrc: botCheck ? BOT_CHECK_FRAME_ORIGINS : ["'none'"],
+        frameSrc: botCheck ? [...BOT_CHECK_FRAME_SOURCES] : ["'none'"],
         frameAncestors: ["'none'"],
         formAction: ["'self'"],
         objectSrc: ["'none'"],

@@ -106,20 +106,120 @@ describe("security headers", () => {
   });
 });
 
+/** The policy as directive name -> sources, in order. */
+function cspDirectives(header: string | undefined): Record<string, string[]> {
+  const directives: Record<string, string[]> = {};
+  for (const part of (header ?? "").split(";")) {
+    const [name, ...sources] = part.trim().split(/\s+/);
+    if (name) directives[name] = sources;
+  }
+  return directives;
+}
+
+/** helmet's headers besides the CSP, with the values the site sends. */
+const HELMET_HEADERS = {
+  "cross-origin-opener-policy": "same-origin",
+  "cross-origin-resource-policy": "same-origin",
+  "origin-agent-cluster": "?1",
+  "referrer-policy": "no-referrer",
+  "strict-transport-security": "max-age=31536000; includeSubDomains",
+  "x-content-type-options": "nosniff",
+  "x-dns-prefetch-control": "off",
+  "x-download-options": "noopen",
+  "x-frame-options": "SAMEORIGIN",
+  "x-permitted-cross-domain-policies": "none",
+  "x-xss-protection": "0",
+};
+
+describe("helmet on every response, not only pages", () => {
+  it.each([
+    ["a page", () => "/", 200, /text\/html/],
+    ["an API JSON response", () => "/api/v1/cves", 200, /application\/json/],
+    ["a page payload", () => `/cve-radar/_payload.json?${t.buildId}`, 200, /application\/json/],
+    ["an unknown API path's 404 JSON", () => "/api/v1/nothing", 404, /application\/json/],
+    ["an unknown build's 404 JSON", () => "/_app/builds/meta/nope.json", 404, /application\/json/],
+    ["a static file", () => "/favicon.svg", 200, /image\/svg\+xml/],
+    ["a health check", () => "/healthz", 200, /application\/json/],
+  ])("%s", async (_what, path, status, type) => {
+    const res = await request(t.app).get(path()).expect(status);
+    expect(res.headers["content-type"]).toMatch(type);
+    for (const [name, value] of Object.entries(HELMET_HEADERS)) expect(res.headers[name], name).toBe(value);
+    expect(res.headers["x-powered-by"]).toBeUndefined();
+    const csp = cspDirectives(res.headers["content-security-policy"]);
+    expect(csp["default-src"]).toEqual(["'self'"]);
+    expect(csp["script-src"]).toEqual(["'self'", `'nonce-${cspNonce(res.headers["content-security-policy"])}'`]);
+    expect(csp["frame-ancestors"]).toEqual(["'none'"]);
+  });
+
+  it("a hashed asset, cached forever", async () => {
+    const html = (await request(t.app).get("/")).text;
+    const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1]!;
+    const res = await request(t.app).get(asset).expect(200);
+    expect(res.headers["content-type"]).toMatch(/javascript/);
+    for (const [name, value] of Object.entries(HELMET_HEADERS)) expect(res.headers[name], name).toBe(value);
+    expect(cspDirectives(res.headers["content-security-policy"])["default-src"]).toEqual(["'self'"]);
+  });
+});
+
 describe("third-party scripts", () => {
-  it("allows exactly the bot-check and tag-manager origins when they are configured", async () => {
-    const configured = await createTestApp({ env: { RECAPTCHA_SITE_KEY: "6Lc_public_site_key_01", RECAPTCHA_SECRET_KEY: SECRET, GTM_IDS: "GTM-ABC123" } });
+  const NONCE = /^'nonce-[A-Za-z0-9+/=]{16,}'$/;
+  const ANALYTICS = ["https://*.google-analytics.com", "https://*.analytics.google.com", "https://*.googletagmanager.com"];
+
+  async function policyWith(env: Record<string, string>) {
+    const configured = await createTestApp({ env });
     try {
       const res = await request(configured.app).get("/").expect(200);
-      const csp = res.headers["content-security-policy"] as string;
-      expect(csp).toContain("https://www.recaptcha.net");
-      expect(csp).toContain("https://www.googletagmanager.com");
-      const boot = readBootState(res.text);
-      expect(boot.config.botCheckSiteKey).toBe("6Lc_public_site_key_01");
-      expect(boot.config.tagManagerIds).toEqual(["GTM-ABC123"]);
-      expect(res.text).toContain("protected by reCAPTCHA");
+      return { csp: cspDirectives(res.headers["content-security-policy"]), html: res.text };
     } finally {
       await configured.close();
     }
+  }
+
+  function expectScriptSrc(sources: string[] | undefined, thirdParty: string[]) {
+    expect(sources?.[0]).toBe("'self'");
+    expect(sources?.[1]).toMatch(NONCE);
+    expect(sources?.slice(2)).toEqual(thirdParty);
+  }
+
+  it("none configured: scripts only from the site or with the nonce, no frames, no third-party hosts", async () => {
+    const { csp } = await policyWith({});
+    expectScriptSrc(csp["script-src"], []);
+    expect(csp["frame-src"]).toEqual(["'none'"]);
+    expect(csp["connect-src"]).toEqual(["'self'"]);
+    expect(csp["img-src"]).toEqual(["'self'", "data:", "blob:"]);
+    expect(csp["script-src-attr"]).toEqual(["'none'"]);
+    expect(csp["object-src"]).toEqual(["'none'"]);
+    expect(csp["base-uri"]).toEqual(["'self'"]);
+    expect(csp["form-action"]).toEqual(["'self'"]);
+  });
+
+  it("the bot check adds exactly reCAPTCHA's script, frame and connect sources on its alternate domain", async () => {
+    const { csp, html } = await policyWith({ RECAPTCHA_SITE_KEY: "6Lc_public_site_key_01", RECAPTCHA_SECRET_KEY: SECRET });
+    expectScriptSrc(csp["script-src"], ["https://www.recaptcha.net/recaptcha/", "https://www.gstatic.com/recaptcha/"]);
+    expect(csp["frame-src"]).toEqual(["https://www.recaptcha.net/recaptcha/"]);
+    expect(csp["connect-src"]).toEqual(["'self'", "https://www.recaptcha.net/recaptcha/"]);
+    expect(csp["img-src"]).toEqual(["'self'", "data:", "blob:"]);
+    expect(readBootState(html).config.botCheckSiteKey).toBe("6Lc_public_site_key_01");
+    expect(html).toContain("protected by reCAPTCHA");
+  });
+
+  it("the tag manager adds exactly its script source and the analytics hosts for images and beacons", async () => {
+    const { csp, html } = await policyWith({ GTM_IDS: "GTM-ABC123" });
+    expectScriptSrc(csp["script-src"], ["https://www.googletagmanager.com"]);
+    expect(csp["frame-src"]).toEqual(["'none'"]);
+    expect(csp["connect-src"]).toEqual(["'self'", ...ANALYTICS]);
+    expect(csp["img-src"]).toEqual(["'self'", "data:", "blob:", ...ANALYTICS]);
+    expect(readBootState(html).config.tagManagerIds).toEqual(["GTM-ABC123"]);
+  });
+
+  it("both configured: the union, bot check first", async () => {
+    const { csp } = await policyWith({ RECAPTCHA_SITE_KEY: "6Lc_public_site_key_01", RECAPTCHA_SECRET_KEY: SECRET, GTM_IDS: "GTM-ABC123" });
+    expectScriptSrc(csp["script-src"], [
+      "https://www.recaptcha.net/recaptcha/",
+      "https://www.gstatic.com/recaptcha/",
+      "https://www.googletagmanager.com",
+    ]);
+    expect(csp["frame-src"]).toEqual(["https://www.recaptcha.net/recaptcha/"]);
+    expect(csp["connect-src"]).toEqual(["'self'", "https://www.recaptcha.net/recaptcha/", ...ANALYTICS]);
   });
 });
