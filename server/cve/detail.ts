@@ -22,7 +22,12 @@ const MAX_EXPLOITS = 100;
 /** A CVE page lists at most this many indicators; the IOC radar's filter has the rest. */
 const MAX_INDICATORS = 200;
 
-const byDate = (a: { date: string }, b: { date: string }) => a.date.localeCompare(b.date);
+/**
+ * By day: feeds mix timestamps (CVE records) and plain dates (KEV), so
+ * "2024-04-12" must not sort before "2024-04-12T07:20Z". Events of the same
+ * day keep the record's life order (the sort is stable).
+ */
+const byDay = (a: { date: string }, b: { date: string }) => a.date.slice(0, 10).localeCompare(b.date.slice(0, 10));
 
 /**
  * Everything the feeds say about one CVE, or null when no feed mentions it.
@@ -94,6 +99,13 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
     record?.date_updated ? { event: "Last updated", date: record.date_updated } : null,
   ].filter((entry): entry is { event: string; date: string } => entry !== null);
 
+  // Neither the PoC lists nor the references tagged as exploits carry a date,
+  // so the first public exploit is on the timeline without one.
+  const undatedEvents =
+    exploitCount > 0
+      ? [{ event: "First public exploit", note: `date not published by the source (${exploitCount} public exploit / PoC reference${exploitCount === 1 ? "" : "s"}, none dated)` }]
+      : [];
+
   const missing: string[] = [];
   if (!record) missing.push("No CVE record (CVE JSON 5 or NVD) for this id has been imported: description, CVSS, CWE and affected products are unknown here.");
   if (epss.length === 0) missing.push("No EPSS score.");
@@ -156,7 +168,8 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
     references: references.map((r) => ({ url: r.url, name: r.name, tags: parseJson<string[]>(r.tags, []), source: r.source })),
     exploits: exploits.map((e) => ({ url: e.url, kind: e.kind, origin: e.origin })),
     exploitCount,
-    timeline: timeline.sort(byDate),
+    timeline: timeline.sort(byDay),
+    undatedEvents,
     indicators,
     missing,
   };

@@ -39,6 +39,8 @@ export interface CveDetailData {
   exploits: Array<{ url: string; kind: string; origin: string }>;
   exploitCount: number;
   timeline: Array<{ event: string; date: string }>;
+  /** Events of the record's life that happened but that no feed dates (e.g. the first public exploit: PoC lists carry no dates). */
+  undatedEvents: Array<{ event: string; note: string }>;
   indicators: Array<{ type: string; value: string }>;
   /** What no feed told us, said plainly on the page. */
   missing: string[];
