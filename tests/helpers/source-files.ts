@@ -1,4 +1,5 @@
 import { createReadStream, readdirSync, readFileSync } from "node:fs";
+import { gunzipSync } from "node:zlib";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { createGunzip } from "node:zlib";
@@ -89,6 +90,23 @@ export async function* rawTrickestPages(): AsyncGenerator<{ path: string; conten
     const lines = createInterface({ input: createReadStream(join(dir, file)).pipe(createGunzip()), crlfDelay: Infinity });
     for await (const line of lines) if (line.trim()) yield JSON.parse(line) as { path: string; content: string };
   }
+}
+
+/** A weakness's name as MITRE's CWE catalogue (the snapshot's XML) writes it, XML entities decoded; null when absent. */
+export function cweCatalogueName(id: string): string | null {
+  const dir = join(DATA_DIR, "mitre-cwe");
+  const file = readdirSync(dir).find((name) => /\.xml(\.gz)?$/.test(name));
+  if (!file) throw new Error(`no CWE catalogue in ${dir}`);
+  const bytes = readFileSync(join(dir, file));
+  const xml = (file.endsWith(".gz") ? gunzipSync(bytes) : bytes).toString("utf8");
+  const name = new RegExp(`<Weakness ID="${id.replace(/^CWE-/, "")}" Name="([^"]*)"`).exec(xml)?.[1];
+  if (name === undefined) return null;
+  return name
+    .replace(/&apos;/g, "'")
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 }
 
 export function kevCatalogue(): Array<{ cveID: string; dateAdded: string; dueDate: string; knownRansomwareCampaignUse: string }> {
