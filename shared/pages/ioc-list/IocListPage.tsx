@@ -40,6 +40,7 @@ function Freshness({ sources }: { sources: SourceFreshness[] }) {
 export function Component() {
   const { params, problems, list, stats, freshness, facets, lookupText } = useLoaderData() as IocListData;
   const search = iocListSearch({ ...params, page: undefined });
+  const pageHref = (page: number) => `/ioc-radar${iocListSearch({ ...params, page })}`;
   const filterSearch = iocListSearch({ ...params, type: undefined, page: undefined, per_page: undefined, sort: undefined, dir: undefined });
   const blocklistTypes = stats.types.filter((row) => row.count > 0 && (!params.type || params.type.includes(row.type)));
   return (
@@ -88,10 +89,20 @@ export function Component() {
             <Link to="/ioc-radar">Clear all filters</Link>
           </p>
         </div>
+      ) : list.page > list.pageCount ? (
+        <div className="empty-state" role="status">
+          <p>
+            Page {formatCount(list.page)} is past the end of the results: these filters give {formatCount(list.pageCount)} page
+            {list.pageCount === 1 ? "" : "s"}.
+          </p>
+          <p>
+            <Link to={pageHref(list.pageCount)}>Go to the last page (page {formatCount(list.pageCount)})</Link>
+          </p>
+        </div>
       ) : (
         <>
           <IocTable rows={list.rows} params={params} />
-          <Pagination page={list.page} pageCount={list.pageCount} total={list.total} hrefFor={(page) => `/ioc-radar${iocListSearch({ ...params, page })}`} />
+          <Pagination page={list.page} pageCount={list.pageCount} total={list.total} hrefFor={pageHref} />
         </>
       )}
       <ScoreExplainer />
