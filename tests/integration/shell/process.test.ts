@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
+import { request as httpRequest, type IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -27,5 +28,51 @@ describe("server process", () => {
     expect(await server.exited).toBe(0);
     expect(server.output()).toContain("shutting down");
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+  });
+
+  it("finishes a request in flight after SIGTERM, refusing new connections meanwhile, then exits 0", async () => {
+    const port = await freePort();
+    const server = startServerProcess({ PORT: String(port), DATABASE_PATH: join(dir, "in-flight.sqlite") });
+    await waitForHealthy(server.url);
+
+    // A bulk lookup that asks before sending its body (Expect: 100-continue): once the server has
+    // answered "continue", the request is in flight on the server until the client sends the body.
+    const body = JSON.stringify({ text: "Seen: 8.8.8[.]8 and 9.9.9.9" });
+    const lookup = httpRequest({
+      host: "127.0.0.1",
+      port,
+      method: "POST",
+      path: "/api/v1/iocs/lookup",
+      agent: false,
+      headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body), Expect: "100-continue" },
+    });
+    const response = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      lookup.on("response", (res: IncomingMessage) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (chunk: string) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on("error", reject);
+      });
+      lookup.on("error", reject);
+    });
+    response.catch(() => undefined); // awaited below; a reset before then must not count as unhandled
+    await new Promise<void>((resolve) => lookup.once("continue", resolve));
+
+    server.child.kill("SIGTERM");
+    await expect.poll(() => server.output(), { timeout: 10_000 }).toContain("shutting down");
+    // No longer accepting: a new connection is refused while the lookup is still open.
+    await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
+    expect(server.child.exitCode).toBeNull();
+
+    lookup.end(body);
+    const answer = await response;
+    expect(answer.status).toBe(200);
+    const result = JSON.parse(answer.text) as { count: number; results: Array<{ value: string }> };
+    expect(result.count).toBe(2);
+    expect(result.results.map((item) => item.value).sort()).toEqual(["8.8.8.8", "9.9.9.9"]);
+
+    expect(await server.exited).toBe(0);
+    expect(server.output()).toContain('"msg":"stopped"');
   });
 });
