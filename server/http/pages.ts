@@ -5,6 +5,7 @@ import type { BootState } from "../../shared/config/public-config";
 import type { ClientAssets } from "../ssr/assets";
 import { DOCUMENT_TAIL, documentHead } from "../ssr/document";
 import type { SsrRenderer } from "../ssr/entry";
+import { hideUnexpectedRouteErrors } from "./errors";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
 import type { RequestContext } from "./request-context";
 
@@ -34,6 +35,7 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
         return;
       }
       const context = result;
+      hideUnexpectedRouteErrors(context, options.logger, req.originalUrl);
       const nonce = res.locals.cspNonce;
       const pageIds = renderer.pageIds(context);
       const head = documentHead({

@@ -4,6 +4,7 @@ import type { BuildInfo } from "../../shared/config/public-config";
 import { PAYLOAD_FILE } from "../../shared/constants";
 import type { PagePayload } from "../../shared/routes/payload";
 import type { SsrRenderer } from "../ssr/entry";
+import { hideUnexpectedRouteErrors, INTERNAL_ERROR_MESSAGE } from "./errors";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
 import type { RequestContext } from "./request-context";
 
@@ -20,7 +21,7 @@ function errorBody(error: unknown): { statusCode: number; message: string } {
     const message = (error.data as { message?: unknown } | null)?.message;
     return { statusCode: error.status, message: typeof message === "string" ? message : error.statusText };
   }
-  return { statusCode: 500, message: "Internal error" };
+  return { statusCode: 500, message: INTERNAL_ERROR_MESSAGE };
 }
 
 /**
@@ -45,6 +46,7 @@ export function payloadHandler(options: PayloadHandlerOptions): RequestHandler {
       if (result instanceof Response) {
         payload = { kind: "redirect", location: redirectTarget(result), status: result.status };
       } else if (result.errors) {
+        if (res.locals.logger) hideUnexpectedRouteErrors(result, res.locals.logger, req.originalUrl);
         const error = errorBody(Object.values(result.errors)[0]);
         res.status(error.statusCode);
         payload = { kind: "error", error };
