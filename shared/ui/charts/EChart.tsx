@@ -4,6 +4,7 @@ import * as echarts from "echarts/core";
 import { CanvasRenderer } from "echarts/renderers";
 import { useEffect, useRef } from "react";
 import { CHART_RESIZE_DEBOUNCE_MS } from "../../constants";
+import { useMinWidth } from "../layout/breakpoints";
 import { debounce } from "../../util/debounce";
 import { chartFileName, chartToCsv, type ChartSpec } from "./chart-spec";
 import { toEChartsOption } from "./echarts-option";
@@ -24,6 +25,8 @@ function download(href: string, fileName: string): void {
 export default function EChart({ title, spec }: { title: string; spec: ChartSpec }) {
   const element = useRef<HTMLDivElement>(null);
   const chart = useRef<echarts.ECharts | null>(null);
+  // Narrower than the `sm` breakpoint, the same media query as the stylesheet's small-screen rules.
+  const compact = !useMinWidth("sm");
 
   useEffect(() => {
     const container = element.current;
@@ -43,8 +46,8 @@ export default function EChart({ title, spec }: { title: string; spec: ChartSpec
 
   useEffect(() => {
     const textColor = getComputedStyle(document.body).color;
-    chart.current?.setOption(toEChartsOption(spec, textColor), { notMerge: true });
-  }, [spec]);
+    chart.current?.setOption(toEChartsOption(spec, textColor, { compact }), { notMerge: true });
+  }, [spec, compact]);
 
   const exportPng = () => {
     const instance = chart.current;

@@ -34,4 +34,16 @@ describe("chart spec", () => {
     const option = toEChartsOption(spec(3), "#000") as { series: Array<{ stack?: string; type: string }> };
     expect(option.series[0]).toMatchObject({ type: "bar", stack: "total" });
   });
+
+  it("below the sm breakpoint, lays out compactly: a scrolling legend and the plot across the whole width", () => {
+    type Option = { legend: { type?: string }; grid: { left: number; right: number }; xAxis: { axisLabel: { hideOverlap: boolean } } };
+    const wide = toEChartsOption(spec(3), "#000") as Option;
+    const compact = toEChartsOption(spec(3), "#000", { compact: true }) as Option;
+    expect(wide.legend.type).toBeUndefined();
+    expect(compact.legend.type).toBe("scroll");
+    expect(compact.grid.left).toBeLessThan(wide.grid.left);
+    expect(compact.xAxis.axisLabel.hideOverlap).toBe(true);
+    const pie = toEChartsOption({ ...spec(3), kind: "pie" }, "#000", { compact: true }) as { legend: { type?: string } };
+    expect(pie.legend.type).toBe("scroll");
+  });
 });
