@@ -22,6 +22,9 @@ const MAX_EXPLOITS = 100;
 /** A CVE page lists at most this many indicators; the IOC radar's filter has the rest. */
 const MAX_INDICATORS = 200;
 
+const SOURCE_RANK: Record<string, number> = { cna: 0, "cisa-adp": 1, nvd: 2 };
+const sourceRank = (source: string) => SOURCE_RANK[source] ?? 3;
+
 /**
  * By day: feeds mix timestamps (CVE records) and plain dates (KEV), so
  * "2024-04-12" must not sort before "2024-04-12T07:20Z". Events of the same
@@ -65,7 +68,10 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
   if (!record && !kev && epss.length === 0 && exploits.length === 0 && references.length === 0 && indicators.length === 0) return null;
 
   const latestEpss = epss.at(-1) ?? null;
-  const best = cvss[0] ? [...cvss].sort((a, b) => b.score - a.score)[0]! : null;
+  // The list's rule (server/pipeline/derived.ts): highest score, then newest version, then CNA, CISA-ADP, NVD.
+  const best = cvss[0]
+    ? [...cvss].sort((a, b) => b.score - a.score || b.version.localeCompare(a.version) || sourceRank(a.source) - sourceRank(b.source))[0]!
+    : null;
   const exploitCount = record
     ? record.exploit_count
     : Number(
