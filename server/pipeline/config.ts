@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { isUrl } from "./download";
+import { DEFAULT_READ_LIMITS } from "./run";
 import { envKey, SOURCES, type SourceName } from "./sources";
 
 export interface SourceConfig {
@@ -17,6 +18,8 @@ export interface PipelineConfig {
   mirrorDir: string | null;
   /** Sent to NVD as the apiKey header: 50 instead of 5 requests per 30 s. */
   nvdApiKey: string | null;
+  /** At most this many MISP feed events are read per import; the rest follow in the next runs. */
+  mispEventsPerRun: number;
   sources: Record<SourceName, SourceConfig>;
 }
 
@@ -61,6 +64,12 @@ function schema() {
     SYNC_ENABLED: flag.optional(),
     SYNC_MIRROR_DIR: z.string().trim().min(1, "must be a directory path").optional(),
     NVD_API_KEY: z.string().trim().min(1, "must not be empty").optional(),
+    SYNC_MISP_EVENTS_PER_RUN: z.coerce
+      .number({ message: "must be a whole number of events" })
+      .int("must be a whole number of events")
+      .min(1, "must be at least 1")
+      .max(1_000_000, "must be at most 1000000")
+      .optional(),
   };
   for (const source of SOURCES) {
     shape[urlVar(source.name)] = locationList.optional();
@@ -74,7 +83,8 @@ const SOURCE_VARIABLE = /^(?:SOURCE_(.+)_(?:URL|ENABLED)|SYNC_INTERVAL_(.+)_MINU
 
 /**
  * Validates the pipeline's environment variables: SYNC_ENABLED (default
- * true), SYNC_MIRROR_DIR, NVD_API_KEY, and per source SOURCE_<NAME>_URL (URLs
+ * true), SYNC_MIRROR_DIR, NVD_API_KEY, SYNC_MISP_EVENTS_PER_RUN (default
+ * 1000), and per source SOURCE_<NAME>_URL (URLs
  * or local paths, comma-separated), SOURCE_<NAME>_ENABLED and
  * SYNC_INTERVAL_<NAME>_MINUTES, where <NAME> is the source name in upper case
  * with "_" for "-" (SOURCE_CISA_KEV_URL). A variable for a source that does
@@ -113,6 +123,7 @@ export function loadPipelineConfig(env: Record<string, string | undefined> = pro
     syncEnabled: (values.SYNC_ENABLED as boolean | undefined) ?? true,
     mirrorDir: (values.SYNC_MIRROR_DIR as string | undefined) ?? null,
     nvdApiKey: (values.NVD_API_KEY as string | undefined) ?? null,
+    mispEventsPerRun: (values.SYNC_MISP_EVENTS_PER_RUN as number | undefined) ?? DEFAULT_READ_LIMITS.mispEventsPerRun,
     sources,
   };
 }

@@ -1,11 +1,12 @@
-import { basename } from "node:path";
+import { existsSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import type { IocSighting } from "../../shared/types/ioc";
 import type { FeedRecordResult, ParserOptions } from "../feeds/ioc/common";
 import { parseFeodoCsv } from "../feeds/ioc/feodo";
 import { parseMaltrailTar } from "../feeds/ioc/maltrail";
 import { parseHashList, parseMalwareBazaarCsv } from "../feeds/ioc/malwarebazaar";
-import { parseMispEvent, parseMispFeedTar } from "../feeds/ioc/misp";
+import { MAX_EVENT_FILE_BYTES, parseMispEvent, parseMispFeedTar, parseMispManifest } from "../feeds/ioc/misp";
 import { parseSignatureBaseC2, parseSignatureBaseHashes } from "../feeds/ioc/signature-base";
 import { parseStixBundle } from "../feeds/ioc/stix";
 import { parseThreatFoxCsv, parseThreatFoxJson } from "../feeds/ioc/threatfox";
@@ -13,7 +14,8 @@ import { parseTweetFeedCsv } from "../feeds/ioc/tweetfeed";
 import { parseUrlhausCsv } from "../feeds/ioc/urlhaus";
 import { parseWarninglist, type Warninglist } from "../feeds/warninglists/parse";
 import type { ParseResult } from "./feed";
-import { peek, readText, tarEntries } from "./input";
+import { isUrl } from "./download";
+import { isDirectory, peek, readText, tarEntries } from "./input";
 import { feedFiles } from "./readers";
 import type { FeedFile, ReadContext } from "./run";
 
@@ -58,15 +60,138 @@ export const readMalwareBazaar = iocReader(CSV_OR_JSON, (_file, head) =>
   /first_seen_utc/.test(head) ? parseMalwareBazaarCsv : parseHashList,
 );
 /**
- * TweetFeed publishes the same IOCs as CSV (daily files, today/week/month),
- * as a MISP feed (read as a tar of its folder, or one event file) and as
- * STIX 2.1 bundles; all three land in the one "tweetfeed" source.
+ * Where a MISP feed's progress is kept in the source's cursor: per feed (its
+ * base location), the timestamp of the newest event read and whether events
+ * were left for the next run.
  */
-export const readTweetFeed = iocReader(/\.(csv|json|tar|tar\.gz|tgz)(\.gz)?$/i, (_file, head, bytes) => {
-  if (isTar(bytes)) return parseMispFeedTar;
-  if (!head.startsWith("{")) return parseTweetFeedCsv;
-  return /^\{\s*"Event"/.test(head) ? parseMispEvent : parseStixBundle;
-});
+interface MispFeedState {
+  timestamp: number;
+  more: boolean;
+}
+type MispFeedStates = Record<string, MispFeedState>;
+
+function mispFeedStates(cursor: string | null): MispFeedStates {
+  if (!cursor?.startsWith("{")) return {};
+  try {
+    const parsed = JSON.parse(cursor) as { mispFeeds?: unknown };
+    return typeof parsed.mispFeeds === "object" && parsed.mispFeeds !== null ? (parsed.mispFeeds as MispFeedStates) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * The base of a live MISP feed, or null: a URL ending in `/manifest.json` or
+ * in `/` (the feed's folder: TweetFeed's other files are all named), a local
+ * `manifest.json`, or a directory holding one.
+ */
+async function mispFeedBase(location: string): Promise<string | null> {
+  if (isUrl(location)) {
+    const url = new URL(location);
+    if (url.pathname.endsWith("/manifest.json")) {
+      url.pathname = url.pathname.slice(0, -"manifest.json".length);
+      return url.href;
+    }
+    return url.pathname.endsWith("/") ? url.href : null;
+  }
+  if (basename(location) === "manifest.json") return dirname(location);
+  return (await isDirectory(location)) && existsSync(join(location, "manifest.json")) ? location : null;
+}
+
+function inFeed(base: string, name: string): string {
+  return isUrl(base) ? new URL(name, base).href : join(base, name);
+}
+
+/** A 404/410 answer or a missing local file: the manifest lists an event the feed does not have. */
+function isMissing(error: unknown): boolean {
+  const { status, code } = error as { status?: number; code?: string };
+  return status === 404 || status === 410 || code === "ENOENT";
+}
+
+/**
+ * A live MISP feed, as MISP itself syncs one: `manifest.json` lists every
+ * event with its timestamp, and `<uuid>.json` holds the event. The manifest
+ * is fetched conditionally (an unchanged feed costs one 304); then only the
+ * events whose timestamp is newer than the cursor's are fetched, oldest first,
+ * one at a time (each download is parsed, then deleted), at most
+ * `ctx.limits.mispEventsPerRun` of them: the others follow in the next runs,
+ * with the manifest fetched again even if unchanged. Events of one timestamp
+ * are never split between runs. An event the manifest lists but the feed
+ * does not serve (404) is counted as rejected; any other download error fails
+ * the import, which changes nothing.
+ */
+async function* readMispFeedAt(ctx: ReadContext, base: string, states: MispFeedStates): AsyncGenerator<ParseResult<IocSighting>> {
+  const previous = states[base];
+  const manifestFile = await ctx.fetch(inFeed(base, "manifest.json"), { conditional: previous?.more !== true });
+  if (!manifestFile) return;
+  const manifest = parseMispManifest(await readText(await ctx.open(manifestFile)), manifestFile.name);
+  await ctx.release(manifestFile);
+  for (const problem of manifest.rejected) yield { ok: false, ...problem };
+
+  const since = previous?.timestamp ?? -1;
+  const due = manifest.events.filter((event) => event.timestamp > since);
+  let take = Math.min(due.length, ctx.limits.mispEventsPerRun);
+  while (take > 0 && take < due.length && due[take]!.timestamp === due[take - 1]!.timestamp) take += 1;
+  const batch = due.slice(0, take);
+  ctx.logger.info(
+    { feed: base, events: manifest.events.length, changed: due.length, reading: batch.length },
+    due.length > batch.length ? "MISP feed: reading the oldest changes; the rest follow in the next runs" : "MISP feed: reading the changed events",
+  );
+  const locations = batch.map((event) => inFeed(base, `${event.uuid}.json`));
+  if (!isUrl(base)) await ctx.plan(locations.filter((location) => existsSync(location)));
+
+  for (const [i, event] of batch.entries()) {
+    const name = `${event.uuid}.json`;
+    let file: FeedFile | null;
+    try {
+      file = await ctx.fetch(locations[i]!);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+      yield { ok: false, location: name, reason: "listed in manifest.json but not in the feed" };
+      continue;
+    }
+    if (!file) continue;
+    if (file.size > MAX_EVENT_FILE_BYTES) {
+      yield { ok: false, location: name, reason: `event file of ${file.size} bytes exceeds ${MAX_EVENT_FILE_BYTES}` };
+    } else {
+      yield* parseMispEvent(await ctx.open(file), { source: ctx.source, location: name });
+    }
+    await ctx.release(file);
+  }
+  states[base] = { timestamp: batch.at(-1)?.timestamp ?? since, more: due.length > batch.length };
+}
+
+/** Runs `other` for each location that is not a live MISP feed, and keeps the feeds' progress in the cursor. */
+function withMispFeeds(other: (ctx: ReadContext) => AsyncIterable<ParseResult<IocSighting>>) {
+  return async function* read(ctx: ReadContext): AsyncGenerator<ParseResult<IocSighting>> {
+    const states = mispFeedStates(ctx.cursor);
+    let feeds = 0;
+    for (const location of ctx.locations) {
+      const base = await mispFeedBase(location);
+      if (base === null) {
+        yield* other({ ...ctx, locations: [location] });
+        continue;
+      }
+      yield* readMispFeedAt(ctx, base, states);
+      feeds += 1;
+    }
+    if (feeds > 0) ctx.setCursor(JSON.stringify({ mispFeeds: states }));
+  };
+}
+
+/**
+ * TweetFeed publishes the same IOCs as CSV (daily files, today/week/month),
+ * as a MISP feed (its live `misp/` folder by URL or directory, a tar of that
+ * folder, or one event file) and as STIX 2.1 bundles; all of them land in
+ * the one "tweetfeed" source.
+ */
+export const readTweetFeed = withMispFeeds(
+  iocReader(/\.(csv|json|tar|tar\.gz|tgz)(\.gz)?$/i, (_file, head, bytes) => {
+    if (isTar(bytes)) return parseMispFeedTar;
+    if (!head.startsWith("{")) return parseTweetFeedCsv;
+    return /^\{\s*"Event"/.test(head) ? parseMispEvent : parseStixBundle;
+  }),
+);
 /** signature-base `iocs/`: the C2 list and the hash list (file names and regexes are not indicators). */
 export const readSignatureBase = iocReader(/^(c2|hash)-iocs\.txt(\.gz)?$/i, (file) =>
   /hash/i.test(file.name) ? parseSignatureBaseHashes : parseSignatureBaseC2,

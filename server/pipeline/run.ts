@@ -34,6 +34,20 @@ export interface ImportProgress {
   records: number;
 }
 
+/** Bounds a reader keeps to, so one import stays a transaction of bounded size. */
+export interface ReadLimits {
+  /** MISP feed events read per import; the others wait for the next run (the cursor says where it stopped). */
+  mispEventsPerRun: number;
+}
+
+/**
+ * A day's TweetFeed event is a few hundred attributes, so a year of them (365
+ * events) loads in one run; a large feed (CIRCL's OSINT feed lists thousands
+ * of events, some with tens of thousands of attributes) loads over a few runs,
+ * each one a transaction of bounded size.
+ */
+export const DEFAULT_READ_LIMITS: ReadLimits = { mispEventsPerRun: 1_000 };
+
 /** What a source's reader gets: its locations and the means to fetch and open them. */
 export interface ReadContext {
   source: string;
@@ -43,6 +57,7 @@ export interface ReadContext {
   now: Date;
   /** Headers for requests to this source's publisher (e.g. NVD's apiKey). */
   headers: Record<string, string>;
+  limits: ReadLimits;
   /** The source's position after its last successful import. */
   cursor: string | null;
   setCursor(value: string | null): void;
@@ -55,6 +70,12 @@ export interface ReadContext {
   plan(paths: readonly string[]): Promise<void>;
   /** Streams a file, gunzipped when needed, counting progress. */
   open(file: FeedFile): Promise<Readable>;
+  /**
+   * Says a file has been read: a downloaded copy is deleted at once instead of
+   * with the rest at the end of the import (a feed of many small files, such
+   * as a MISP feed's events, then needs no more disk than its largest file).
+   */
+  release(file: FeedFile): Promise<void>;
 }
 
 export type SourceReader<R> = (ctx: ReadContext) => AsyncIterable<ParseResult<R>>;
@@ -83,6 +104,7 @@ export interface RunImportOptions<R> {
   now: Date;
   signal?: AbortSignal;
   headers?: Record<string, string>;
+  limits?: ReadLimits;
   onProgress?: (progress: ImportProgress) => void;
 }
 
@@ -148,6 +170,7 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
       logger: log,
       now,
       headers: options.headers ?? {},
+      limits: options.limits ?? DEFAULT_READ_LIMITS,
       cursor,
       setCursor: (value) => {
         cursor = value;
@@ -200,6 +223,9 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
           progress.done += bytes;
           emit();
         });
+      },
+      async release(file) {
+        if (tempDir !== null && file.path !== file.location && file.path.startsWith(tempDir)) await rm(file.path, { force: true });
       },
     };
 

@@ -53,6 +53,7 @@ export async function syncSource(name: string, options: SyncOptions): Promise<Im
     now: (options.now ?? (() => new Date()))(),
     signal: options.signal,
     headers,
+    limits: { mispEventsPerRun: options.config.mispEventsPerRun },
     onProgress: options.onProgress,
   });
 }

@@ -164,6 +164,58 @@ export async function* parseMispEvent(
   yield* eventRecords(document, location, options.source ?? DEFAULT_SOURCE);
 }
 
+/** One event a MISP feed's `manifest.json` lists. */
+export interface MispManifestEntry {
+  uuid: string;
+  /** The event's `timestamp` (seconds since the epoch): it changes whenever the event does. */
+  timestamp: number;
+  date: string | null;
+  info: string | null;
+}
+
+export interface MispManifest {
+  /** Oldest change first (then by uuid), the order an incremental sync takes them in. */
+  events: MispManifestEntry[];
+  rejected: Array<{ location: string; reason: string }>;
+}
+
+const EVENT_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A MISP feed's `manifest.json`: `{"<event uuid>": {info, date, timestamp,
+ * Orgc, Tag, …}, …}`. The uuid becomes part of the event's file name, so a key
+ * that is not a UUID (which could point outside the feed) is rejected, as is
+ * an entry without a numeric timestamp. Throws when the document is not a
+ * manifest at all, which fails the import.
+ */
+export function parseMispManifest(content: string, location = "manifest.json"): MispManifest {
+  let document: unknown;
+  try {
+    document = JSON.parse(content);
+  } catch (error) {
+    throw new Error(`${location}: not a MISP feed manifest (invalid JSON: ${(error as Error).message})`);
+  }
+  if (!isObject(document)) throw new Error(`${location}: not a MISP feed manifest (expected an object of events)`);
+  const events: MispManifestEntry[] = [];
+  const rejected: MispManifest["rejected"] = [];
+  for (const [uuid, entry] of Object.entries(document)) {
+    const where = `${location} ${quote(uuid)}`;
+    if (!EVENT_UUID.test(uuid)) {
+      rejected.push({ location: where, reason: "event key is not a UUID" });
+      continue;
+    }
+    const timestamp = isObject(entry) ? Number(entry.timestamp) : Number.NaN;
+    if (!Number.isSafeInteger(timestamp) || timestamp < 0) {
+      rejected.push({ location: where, reason: "event without a numeric timestamp" });
+      continue;
+    }
+    const fields = entry as Json;
+    events.push({ uuid: uuid.toLowerCase(), timestamp, date: text(fields.date), info: text(fields.info) });
+  }
+  events.sort((a, b) => a.timestamp - b.timestamp || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+  return { events, rejected };
+}
+
 /**
  * A MISP feed as a (gzipped) tar of the feed directory: `manifest.json`,
  * `hashes.csv` and one `<event uuid>.json` per event. Only indicator
