@@ -7,13 +7,17 @@ import { loadPipelineConfig, PipelineConfigError } from "../pipeline/config";
 import type { ImportOutcome, ImportProgress } from "../pipeline/run";
 import { SOURCES } from "../pipeline/sources";
 import { syncSource } from "../pipeline/sync";
+import { ConfigError, loadCliEnv } from "./env";
 
 const USAGE = `Usage: npm run sync -- [--source NAME]... [--mirror DIR] [--db PATH]
 
 Imports every enabled source (or only the named ones) into the database.
   --source NAME  a source to import; repeat for several (${SOURCES.map((s) => s.name).join(", ")})
   --mirror DIR   read every source from DIR, laid out like ../shared/data, instead of the network
-  --db PATH      SQLite file (default: $DATABASE_PATH or ./data/threat-radar.sqlite)`;
+  --db PATH      SQLite file (default: $DATABASE_PATH or ./data/threat-radar.sqlite)
+
+Environment: DATABASE_PATH, LOG_LEVEL (default info), SYNC_MIRROR_DIR, NVD_API_KEY,
+SYNC_MISP_EVENTS_PER_RUN, SOURCE_<NAME>_URL, SOURCE_<NAME>_ENABLED (see the README).`;
 
 function fail(message: string): never {
   console.error(`${message}\n\n${USAGE}`);
@@ -39,6 +43,14 @@ if (values.help) {
   process.exit(0);
 }
 
+const env = (() => {
+  try {
+    return loadCliEnv(process.env);
+  } catch (error) {
+    return fail(error instanceof ConfigError ? error.message : String(error));
+  }
+})();
+
 const config = (() => {
   try {
     return loadPipelineConfig(process.env);
@@ -62,13 +74,18 @@ const bars = new cliProgress.MultiBar(
   },
   cliProgress.Presets.shades_classic,
 );
-// Log lines go through the multibar so they print above the bars instead of through them.
+// On a terminal, log lines go through the multibar so they print above the
+// bars instead of through them. Without one (cron, CI, a container log) the
+// bars are not drawn and the multibar would only buffer the lines, so they go
+// to stderr directly.
 const logger = pino(
-  { level: process.env.LOG_LEVEL ?? "warn", base: undefined },
-  { write: (line: string) => bars.log(line.endsWith("\n") ? line : `${line}\n`) },
+  { level: env.LOG_LEVEL, base: undefined },
+  process.stderr.isTTY
+    ? { write: (line: string) => bars.log(line.endsWith("\n") ? line : `${line}\n`) }
+    : process.stderr,
 );
 
-const dbPath = values.db ?? process.env.DATABASE_PATH ?? "./data/threat-radar.sqlite";
+const dbPath = values.db ?? env.DATABASE_PATH;
 const handle = openSqliteDatabase(dbPath);
 const abort = new AbortController();
 process.once("SIGINT", () => abort.abort(new Error("interrupted (SIGINT)")));
