@@ -79,3 +79,9 @@ export function documentNotFound(url: string): Allowance {
 export function abortedLoad(matches: (url: string) => boolean): Allowance {
   return (entry) => entry.text === "Failed to load resource: net::ERR_FAILED" && matches(entry.url);
 }
+
+/** The browser's own report that the document at `url` answered `status` (404, 429, 500…): expected on error pages. */
+export function documentStatus(url: string, status: number): Allowance {
+  return (entry) =>
+    entry.url === url && entry.text.startsWith(`Failed to load resource: the server responded with a status of ${status} `);
+}
