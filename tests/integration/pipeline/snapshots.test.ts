@@ -1,8 +1,9 @@
 import { createReadStream, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { createGunzip } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { computeCvePriority } from "../../../shared/scoring/cve-priority";
+import { openSqliteDatabase } from "../../../server/db/connection";
 import { cveFullTextMatch } from "../../../server/db/sqlite-specific";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import type { ImportOutcome } from "../../../server/pipeline/run";
@@ -11,7 +12,8 @@ import { createTestDatabase, recordingLogger, snapshot, snapshotDir, type TestDa
 
 /**
  * Imports the real snapshots once (all CVE JSON 5 years, KEV, EPSS, CWE and
- * Trickest's 2024 file) and checks them against PROVENANCE.md and against
+ * Trickest's 2024 file; the shared snapshot database holds all Trickest
+ * years) and checks them against PROVENANCE.md and against
  * the source files themselves, field by field.
  */
 const NOW = new Date("2024-06-01T00:00:00Z");
@@ -54,6 +56,16 @@ describe("importing the real snapshots", () => {
     expect(outcomes.get("epss")?.counts.added).toBe(360_142);
     expect(outcomes.get("cve-json5")?.counts.added).toBe(62_862);
     expect(outcomes.get("mitre-cwe")?.counts.added).toBe(964 + 409 + 54);
+    // Trickest's 2024 file: 24,444 CVEs (167,093 over all years), one record each, none rejected.
+    expect(outcomes.get("trickest-poc")?.counts).toEqual({ added: 24_444, updated: 0, unchanged: 0, rejected: 0, removed: 0 });
+    expect(outcomes.get("trickest-poc")?.recordCount).toBe(24_444);
+    const trickestCves = await db.db
+      .selectFrom("cve_exploits")
+      .select((eb) => eb.fn.count("cve_id").distinct().as("n"))
+      .where("origin", "=", "trickest-poc")
+      .executeTakeFirstOrThrow();
+    // Every Trickest entry has at least one PoC or reference link (PROVENANCE.md, 2b).
+    expect(Number(trickestCves.n)).toBe(24_444);
 
     const count = async (table: "cves" | "kev_entries" | "epss_scores") =>
       Number((await db.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
@@ -74,6 +86,16 @@ describe("importing the real snapshots", () => {
       .where("id", "like", "CVE-2024-%")
       .executeTakeFirstOrThrow();
     expect(Number(rejected2024.n)).toBe(104);
+  });
+
+  it("imported all 167,093 Trickest records of every year into the shared snapshot database", async () => {
+    const shared = openSqliteDatabase(inject("snapshotDatabase"));
+    try {
+      const row = await shared.db.selectFrom("sources").selectAll().where("name", "=", "trickest-poc").executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ status: "ok", added: 167_093, updated: 0, unchanged: 0, rejected: 0, record_count: 167_093 });
+    } finally {
+      await shared.close();
+    }
   });
 
   it("keeps a REJECTED record with its rejection reason", async () => {
