@@ -1,11 +1,23 @@
+import { createReadStream } from "node:fs";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { tarFiles } from "../../../server/feeds/ioc/input";
+import { parseMaltrailTar } from "../../../server/feeds/ioc/maltrail";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
+import type { ImportOutcome } from "../../../server/pipeline/run";
+import { getSource, type SourceName } from "../../../server/pipeline/sources";
 import { syncSource } from "../../../server/pipeline/sync";
 import {
   createTestDatabase,
+  jsonLines,
   recordingLogger,
   snapshot,
   startFeedServer,
+  writeTarGz,
+  writeZip,
   type FeedServer,
   type TestDatabase,
 } from "../../helpers/feed-server";
@@ -34,26 +46,27 @@ async function kevRows(): Promise<number> {
   return Number(row.n);
 }
 
-beforeAll(async () => {
-  server = await startFeedServer({
-    [KEV_PATH]: snapshot("cisa-kev", "known_exploited_vulnerabilities.json"),
-    [EPSS_PATH]: snapshot("epss", "emba_epss_CVE_all_years_2026-08-16.csv.gz"),
-  });
-});
-
-afterAll(async () => {
-  await server?.close();
-});
-
-beforeEach(async () => {
-  await db?.dispose();
-  db = await createTestDatabase();
-  server.requests.length = 0;
-  server.setBehaviour(KEV_PATH, "normal");
-  server.setBehaviour(EPSS_PATH, "normal");
-});
-
 describe("downloads over HTTP", () => {
+  beforeAll(async () => {
+    server = await startFeedServer({
+      [KEV_PATH]: snapshot("cisa-kev", "known_exploited_vulnerabilities.json"),
+      [EPSS_PATH]: snapshot("epss", "emba_epss_CVE_all_years_2026-08-16.csv.gz"),
+    });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await db?.dispose();
+  });
+
+  beforeEach(async () => {
+    await db?.dispose();
+    db = await createTestDatabase();
+    server.requests.length = 0;
+    server.setBehaviour(KEV_PATH, "normal");
+    server.setBehaviour(EPSS_PATH, "normal");
+  });
+
   it("imports KEV from the publisher's path and stores the validators", async () => {
     const outcome = await sync("cisa-kev");
     expect(outcome).toMatchObject({ status: "ok", counts: { added: 1_404, rejected: 0 } });
@@ -114,5 +127,287 @@ describe("downloads over HTTP", () => {
     // The download has no date in its name, so its Last-Modified day is the score date.
     expect(dates).toHaveLength(1);
     expect(dates[0]?.score_date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+});
+
+/**
+ * Every source that has a snapshot, served at its publisher's own path (the
+ * path of its default URL in server/pipeline/sources.ts) and synced through
+ * the real HTTP code path in the order a full sync runs. Where the publisher
+ * serves another packaging than the snapshot's, the real snapshot content is
+ * repackaged at test time: GitHub repository tarballs for cvelistV5 (CVE
+ * records of 1999-2016), Trickest (2024), maltrail (three trail files) and
+ * the MISP warninglists; MITRE's ZIP for the CWE catalogue; TweetFeed's
+ * month.csv gunzipped. MalwareBazaar's snapshot is its MD5 text export, served
+ * at that export's path. NVD, ThreatFox and URLhaus have no snapshot; the
+ * cvelistV5 delta log has none either, so cve-json5 is pointed at its tarball
+ * alone. TweetFeed's MISP feed is covered by misp-feed.test.ts.
+ */
+describe("a full sync over HTTP from the publishers' paths", () => {
+  const NOW = new Date("2026-08-23T00:00:00Z");
+  const CVE_YEARS = Array.from({ length: 18 }, (_, i) => 1999 + i);
+  const MALTRAIL_FILES = ["trails/static/malware/emotet.txt", "trails/static/suspicious/onion.txt", "trails/static/mass_scanner_cidr.txt"];
+  const MALWAREBAZAAR_MD5_PATH = "/export/txt/md5/recent/";
+  const SYNCED = [
+    "cve-json5",
+    "cisa-kev",
+    "epss",
+    "trickest-poc",
+    "mitre-cwe",
+    "feodotracker",
+    "malwarebazaar",
+    "tweetfeed",
+    "signature-base",
+    "maltrail",
+    "misp-warninglists",
+  ] as const;
+
+  let tmp: string;
+  let publisher: FeedServer;
+  let full: TestDatabase;
+  const expected = { cveRecords: 0, maltrail: { records: 0, rejected: 0, sightings: 0 } };
+  const first = new Map<string, ImportOutcome>();
+
+  const pathOf = (name: SourceName, index = 0) => new URL(getSource(name)!.defaultLocations[index]!).pathname;
+  function env(): Record<string, string> {
+    const url = (name: SourceName, index = 0) => publisher.url(pathOf(name, index));
+    return {
+      // The tarball only: the delta log has no snapshot.
+      SOURCE_CVE_JSON5_URL: url("cve-json5", 1),
+      SOURCE_CISA_KEV_URL: url("cisa-kev"),
+      SOURCE_EPSS_URL: url("epss"),
+      SOURCE_TRICKEST_POC_URL: url("trickest-poc"),
+      SOURCE_MITRE_CWE_URL: url("mitre-cwe"),
+      SOURCE_FEODOTRACKER_URL: url("feodotracker"),
+      SOURCE_MALWAREBAZAAR_URL: publisher.url(MALWAREBAZAAR_MD5_PATH),
+      SOURCE_TWEETFEED_URL: url("tweetfeed"),
+      SOURCE_SIGNATURE_BASE_URL: `${url("signature-base", 0)},${url("signature-base", 1)}`,
+      SOURCE_MALTRAIL_URL: url("maltrail"),
+      SOURCE_MISP_WARNINGLISTS_URL: url("misp-warninglists"),
+    };
+  }
+  const syncFull = (name: string) => syncSource(name, { db: full.db, config: loadPipelineConfig(env()), logger, now: () => NOW });
+
+  /** Row counts of the tables the synced sources fill. */
+  async function tableCounts(): Promise<Record<string, number>> {
+    const tables = ["cves", "kev_entries", "epss_scores", "cve_exploits", "cwes", "indicators", "indicator_sightings", "warninglist_entries", "source_records"] as const;
+    const counts: Record<string, number> = {};
+    for (const table of tables) {
+      counts[table] = Number((await full.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+    }
+    return counts;
+  }
+
+  async function epssDigest() {
+    const scores = await full.db
+      .selectFrom("epss_scores")
+      .select([(eb) => eb.fn.countAll().as("n"), (eb) => eb.fn.sum<number>("epss").as("sum"), (eb) => eb.fn.max("score_date").as("day")])
+      .executeTakeFirstOrThrow();
+    const cves = await full.db
+      .selectFrom("cves")
+      .select([(eb) => eb.fn.sum<number>("epss").as("epss"), (eb) => eb.fn.sum<number>("priority_score").as("priority"), (eb) => eb.fn.count("epss_date").as("dated")])
+      .executeTakeFirstOrThrow();
+    return { scores, cves };
+  }
+
+  beforeAll(async () => {
+    tmp = await mkdtemp(join(tmpdir(), "threat-radar-publishers-"));
+    const file = (name: string) => join(tmp, name);
+
+    expected.cveRecords = await writeTarGz(
+      file("cvelistV5-main.tar.gz"),
+      (async function* () {
+        for (const year of CVE_YEARS) {
+          for await (const record of jsonLines<{ cveMetadata: { cveId: string } }>(snapshot("cve-json5-vulnrichment", `vulnrichment_cve5_${year}.jsonl.gz`))) {
+            const id = record.cveMetadata.cveId;
+            const thousands = Math.floor(Number(id.split("-")[2]) / 1000);
+            yield { name: `cvelistV5-main/cves/${year}/${thousands}xxx/${id}.json`, content: JSON.stringify(record) };
+          }
+        }
+      })(),
+    );
+    await writeTarGz(
+      file("trickest-main.tar.gz"),
+      (async function* () {
+        for await (const entry of jsonLines<{ path: string; content: string }>(snapshot("trickest-cve-poc", "trickest_cve_md_2024.jsonl.gz"))) {
+          yield { name: `cve-main/${entry.path}`, content: entry.content };
+        }
+      })(),
+    );
+    const lists = snapshot("misp-warninglists", "lists");
+    await writeTarGz(
+      file("misp-warninglists-main.tar.gz"),
+      (async function* () {
+        for (const name of (await readdir(lists)).sort()) {
+          yield { name: `misp-warninglists-main/lists/${name}/list.json`, content: await readFile(join(lists, name, "list.json")) };
+        }
+      })(),
+    );
+    const trails: Array<{ name: string; content: Buffer }> = [];
+    for await (const entry of tarFiles(createReadStream(snapshot("maltrail", "maltrail_trails_static.tar.gz")))) {
+      if (!MALTRAIL_FILES.includes(entry.name)) continue;
+      const chunks: Buffer[] = [];
+      for await (const chunk of entry.body) chunks.push(Buffer.from(chunk));
+      trails.push({ name: `maltrail-master/${entry.name}`, content: Buffer.concat(chunks) });
+    }
+    expect(trails).toHaveLength(MALTRAIL_FILES.length);
+    await writeTarGz(file("maltrail-master.tar.gz"), trails);
+    const keys = new Set<string>();
+    for await (const result of parseMaltrailTar(createReadStream(file("maltrail-master.tar.gz")))) {
+      if (!result.ok) {
+        expected.maltrail.rejected += 1;
+        continue;
+      }
+      expected.maltrail.records += 1;
+      keys.add(`${result.record.indicator.type}\u0000${result.record.indicator.value}\u0000${result.record.port ?? 0}`);
+    }
+    expected.maltrail.sightings = keys.size;
+    await writeZip(file("cwec_latest.xml.zip"), "cwec_v4.15.xml", gunzipSync(await readFile(snapshot("mitre-cwe", "cwec_v4.15.xml.gz"))));
+    await writeFile(file("month.csv"), gunzipSync(await readFile(snapshot("tweetfeed", "tweetfeed_month.csv.gz"))));
+
+    publisher = await startFeedServer({
+      [pathOf("cve-json5", 1)]: file("cvelistV5-main.tar.gz"),
+      [pathOf("cisa-kev")]: snapshot("cisa-kev", "known_exploited_vulnerabilities.json"),
+      [pathOf("epss")]: snapshot("epss", "emba_epss_CVE_all_years_2026-08-16.csv.gz"),
+      [pathOf("trickest-poc")]: file("trickest-main.tar.gz"),
+      [pathOf("mitre-cwe")]: file("cwec_latest.xml.zip"),
+      [pathOf("feodotracker")]: snapshot("abusech", "feodotracker_ipblocklist_2024-04-04.csv"),
+      [MALWAREBAZAAR_MD5_PATH]: snapshot("abusech", "malwarebazaar_recent_md5_2023-11-23.txt"),
+      [pathOf("tweetfeed")]: file("month.csv"),
+      [pathOf("signature-base", 0)]: snapshot("signature-base-iocs", "c2-iocs.txt"),
+      [pathOf("signature-base", 1)]: snapshot("signature-base-iocs", "hash-iocs.txt"),
+      [pathOf("maltrail")]: file("maltrail-master.tar.gz"),
+      [pathOf("misp-warninglists")]: file("misp-warninglists-main.tar.gz"),
+    });
+    full = await createTestDatabase();
+    for (const name of SYNCED) first.set(name, await syncFull(name));
+  }, 600_000);
+
+  afterAll(async () => {
+    await publisher?.close();
+    await full?.dispose();
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  });
+
+  beforeEach(() => {
+    publisher.requests.length = 0;
+  });
+
+  it("imports every source from its publisher's path, in sync order", async () => {
+    for (const name of SYNCED) expect(first.get(name), name).toMatchObject({ status: "ok", error: null });
+    const added = (name: string) => first.get(name)?.counts.added;
+    const rejected = (name: string) => first.get(name)?.counts.rejected;
+    expect(expected.cveRecords).toBe(903);
+    expect(added("cve-json5")).toBe(903);
+    expect(added("cisa-kev")).toBe(1_404);
+    expect(added("epss")).toBe(360_142);
+    expect(added("trickest-poc")).toBe(24_444);
+    expect(added("mitre-cwe")).toBe(964 + 409 + 54);
+    expect(added("feodotracker")).toBe(28);
+    expect(added("malwarebazaar")).toBe(507);
+    expect(added("misp-warninglists")).toBe(41);
+    // month.csv: 12,092 rows (PROVENANCE.md).
+    const tweetfeed = first.get("tweetfeed")!.counts;
+    expect(tweetfeed.added + tweetfeed.updated + tweetfeed.unchanged + tweetfeed.rejected).toBe(12_092);
+    // Distinct signature-base values: 986 MD5, 893 SHA-1, 1,174 SHA-256, 1,655 domains, 118 IPv4 (ioc-sources.test.ts).
+    expect(first.get("signature-base")?.recordCount).toBe(986 + 893 + 1_174 + 1_655 + 118);
+    const maltrail = first.get("maltrail")!.counts;
+    expect(maltrail.added + maltrail.updated + maltrail.unchanged + maltrail.rejected).toBe(expected.maltrail.records + expected.maltrail.rejected);
+    expect(maltrail.rejected).toBe(expected.maltrail.rejected);
+    expect(maltrail.added).toBe(expected.maltrail.sightings);
+    for (const name of ["cve-json5", "cisa-kev", "epss", "trickest-poc", "mitre-cwe", "feodotracker", "malwarebazaar", "signature-base", "misp-warninglists"]) {
+      expect(rejected(name), name).toBe(0);
+    }
+
+    // The cross-source step ran against the earlier sources' data: every CVE
+    // record in KEV carries its KEV flag, and every one EPSS scores its score.
+    const count = async (query: { executeTakeFirstOrThrow(): Promise<{ n: unknown }> }) => Number((await query.executeTakeFirstOrThrow()).n);
+    const inKev = await count(full.db.selectFrom("cves").innerJoin("kev_entries", "kev_entries.cve_id", "cves.id").select((eb) => eb.fn.countAll().as("n")));
+    const flagged = await count(full.db.selectFrom("cves").select((eb) => eb.fn.countAll().as("n")).where("kev", "=", 1));
+    expect(inKev).toBeGreaterThan(0);
+    expect(flagged).toBe(inKev);
+    const scored = await count(full.db.selectFrom("cves").select((eb) => eb.fn.countAll().as("n")).where("epss", "is not", null));
+    const withScore = await count(
+      full.db.selectFrom("cves").select((eb) => eb.fn.countAll().as("n")).where("id", "in", (eb) => eb.selectFrom("epss_scores").select("cve_id")),
+    );
+    expect(withScore).toBeGreaterThan(0);
+    expect(scored).toBe(withScore);
+
+    const files = await full.db.selectFrom("source_files").selectAll().execute();
+    expect(files).toHaveLength(12);
+    expect(files.every((f) => f.etag?.startsWith('"') && f.last_modified !== null)).toBe(true);
+  });
+
+  it("asks every publisher again conditionally: each answers 304 and nothing changes", async () => {
+    const before = await tableCounts();
+    for (const name of SYNCED) {
+      const again = await syncFull(name);
+      expect(again.status, name).toBe("not-modified");
+    }
+    expect(publisher.requests).toHaveLength(12);
+    for (const request of publisher.requests) {
+      expect(request.status, request.path).toBe(304);
+      expect(request.ifNoneMatch, request.path).toMatch(/^"/);
+      expect(request.ifModifiedSince, request.path).toBeTruthy();
+    }
+    expect(await tableCounts()).toEqual(before);
+    const rows = await full.db.selectFrom("sources").selectAll().execute();
+    for (const row of rows) {
+      // A 304 keeps the last import's counts: it says nothing about the records.
+      expect(row.status, row.name).toBe("not-modified");
+      expect(row.added, row.name).toBe(first.get(row.name)?.counts.added);
+    }
+  });
+
+  it("sends If-Modified-Since to a publisher without ETags, and a 304 changes nothing", async () => {
+    const path = pathOf("feodotracker");
+    publisher.setBehaviour(path, "no-etag");
+    try {
+      await full.db.deleteFrom("source_files").where("source", "=", "feodotracker").execute();
+      const refetched = await syncFull("feodotracker");
+      expect(refetched.counts).toEqual({ added: 0, updated: 0, unchanged: 28, rejected: 0, removed: 0 });
+      const stored = await full.db.selectFrom("source_files").selectAll().where("source", "=", "feodotracker").executeTakeFirstOrThrow();
+      expect(stored.etag).toBeNull();
+      expect(stored.last_modified).toBeTruthy();
+
+      const before = await tableCounts();
+      publisher.requests.length = 0;
+      const again = await syncFull("feodotracker");
+      expect(again.status).toBe("not-modified");
+      expect(publisher.requests).toEqual([{ path, status: 304, ifNoneMatch: undefined, ifModifiedSince: stored.last_modified }]);
+      expect(await tableCounts()).toEqual(before);
+    } finally {
+      publisher.setBehaviour(path, "normal");
+    }
+  });
+
+  it("fails on a truncated gzip and keeps every score and CVE figure the database already held", async () => {
+    const path = pathOf("epss");
+    const before = { digest: await epssDigest(), counts: await tableCounts() };
+    const files = await full.db.selectFrom("source_files").selectAll().where("source", "=", "epss").execute();
+    const row = await full.db.selectFrom("sources").selectAll().where("name", "=", "epss").executeTakeFirstOrThrow();
+    expect(before.counts.epss_scores).toBe(360_142);
+    publisher.setBehaviour(path, "truncated-content");
+    try {
+      const outcome = await syncFull("epss");
+      expect(outcome.status).toBe("failed");
+      expect(outcome.error).toMatch(/unexpected end of file/);
+      expect(publisher.requests.map((r) => r.status)).toEqual([200]);
+    } finally {
+      publisher.setBehaviour(path, "normal");
+    }
+    expect(await epssDigest()).toEqual(before.digest);
+    expect(await tableCounts()).toEqual(before.counts);
+    // The validators of the last good download stay, so the next run is still conditional.
+    expect(await full.db.selectFrom("source_files").selectAll().where("source", "=", "epss").execute()).toEqual(files);
+    const after = await full.db.selectFrom("sources").selectAll().where("name", "=", "epss").executeTakeFirstOrThrow();
+    expect(after).toMatchObject({
+      status: "failed",
+      added: row.added,
+      record_count: row.record_count,
+      last_success_at: row.last_success_at,
+      newest_record_at: row.newest_record_at,
+    });
+    expect(after.last_error).toMatch(/unexpected end of file/);
   });
 });
