@@ -17,7 +17,9 @@ export function Chart({ title, spec }: ChartProps) {
   const [mounted, setMounted] = useState(false);
   useEffect(() => setMounted(true), []);
   return (
-    <figure className="chart" data-testid="chart">
+    // ECharts sizes its canvas in pixels; without min-width 0 that size would be the figure's minimum
+    // in a grid, so a chart could grow with the window but never shrink (and would widen the page).
+    <figure className="chart" data-testid="chart" style={{ minWidth: 0 }}>
       <figcaption className="chart__title">{title}</figcaption>
       {mounted ? (
         <Suspense fallback={<div className="chart__canvas" aria-hidden="true" />}>

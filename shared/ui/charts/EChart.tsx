@@ -71,7 +71,8 @@ export default function EChart({ title, spec }: { title: string; spec: ChartSpec
           Export CSV
         </button>
       </div>
-      <div ref={element} className="chart__canvas" role="img" aria-label={title} />
+      {/* Clips the drawing for the 150 ms between a narrowing and the redraw. */}
+      <div ref={element} className="chart__canvas" role="img" aria-label={title} style={{ overflow: "hidden" }} />
     </>
   );
 }
