@@ -38,10 +38,12 @@ try {
       for (const route of routes) {
         await page.goto(`${server.url}${route}`, { waitUntil: "networkidle" });
         await page.locator('#root[data-hydration="hydrated"]').waitFor({ state: "attached" });
-        // Charts draw after hydration; wait until each has its canvas.
-        await page.waitForFunction(() =>
-          [...document.querySelectorAll('[data-testid="chart"]')].every((chart) => chart.querySelector("canvas") !== null),
-        );
+        // Charts draw once they come near the viewport: bring each into view and wait for its canvas.
+        for (const chart of await page.getByTestId("chart").all()) {
+          await chart.scrollIntoViewIfNeeded();
+          await chart.locator("canvas").waitFor();
+        }
+        await page.evaluate(() => window.scrollTo(0, 0));
         const file = `${route === "/" ? "home" : route.slice(1).split("/").map((part) => part.slice(0, 40).replace(/[^a-z0-9-]+/gi, "_")).join("--")}.${name}-${width}.${theme}.png`;
         await page.screenshot({ path: resolve(values.out, file), fullPage: true });
         count++;

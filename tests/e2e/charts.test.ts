@@ -114,6 +114,25 @@ describe("charts", () => {
       expect(s.console.problems()).toEqual([]);
     }));
 
+  it("a chart far below the fold loads ECharts only when it scrolls near the viewport", () =>
+    withSession(
+      async (s) => {
+        const { page } = s;
+        await gotoHydrated(page, `${server.url}/cve-radar?kev=1`);
+        const first = page.getByTestId("chart").first();
+        expect(await first.evaluate((chart) => chart.getBoundingClientRect().top - window.innerHeight)).toBeGreaterThan(200);
+        await page.waitForLoadState("networkidle");
+        expect(echartsRequests(s)).toEqual([]);
+        expect(await page.locator('[data-testid="chart"] canvas').count()).toBe(0);
+
+        await first.scrollIntoViewIfNeeded();
+        await first.locator("canvas").waitFor();
+        expect(echartsRequests(s)).toHaveLength(1);
+        expect(s.console.problems()).toEqual([]);
+      },
+      { width: 390, height: 700 },
+    ));
+
   it("PNG and CSV exports are local downloads: no request at all, even offline", () =>
     withSession(async (s) => {
       const { page, context } = s;

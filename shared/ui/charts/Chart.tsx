@@ -1,5 +1,6 @@
-import { lazy, Suspense, useEffect, useState } from "react";
+import { lazy, Suspense, useRef } from "react";
 import type { ChartSpec } from "./chart-spec";
+import { useVisibleWhenIdle } from "./use-visible-when-idle";
 
 const EChart = lazy(() => import("./EChart"));
 
@@ -9,19 +10,18 @@ export interface ChartProps {
 }
 
 /**
- * The one chart component of the site. ECharts is loaded only in the browser
- * and only by pages that draw a chart; the server renders the chart's data as
- * a table that screen readers (and people without JavaScript) can read.
+ * The one chart component of the site. ECharts is loaded only in the browser,
+ * only by pages that draw a chart, and only once the chart is near the
+ * viewport and the page is idle; the server renders the chart's data as a
+ * table that screen readers (and people without JavaScript) can read.
  */
 export function Chart({ title, spec }: ChartProps) {
-  const [mounted, setMounted] = useState(false);
-  useEffect(() => setMounted(true), []);
+  const figure = useRef<HTMLElement>(null);
+  const visible = useVisibleWhenIdle(figure);
   return (
-    // ECharts sizes its canvas in pixels; without min-width 0 that size would be the figure's minimum
-    // in a grid, so a chart could grow with the window but never shrink (and would widen the page).
-    <figure className="chart" data-testid="chart" style={{ minWidth: 0 }}>
+    <figure ref={figure} className="chart" data-testid="chart">
       <figcaption className="chart__title">{title}</figcaption>
-      {mounted ? (
+      {visible ? (
         <Suspense fallback={<div className="chart__canvas" aria-hidden="true" />}>
           <EChart title={title} spec={spec} />
         </Suspense>
@@ -35,28 +35,31 @@ export function Chart({ title, spec }: ChartProps) {
 
 function ChartDataTable({ title, spec }: ChartProps) {
   return (
-    <table className="visually-hidden">
-      <caption>{title}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{spec.categoryLabel}</th>
-          {spec.series.map((series) => (
-            <th scope="col" key={series.name}>
-              {series.name}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {spec.categories.map((category, index) => (
-          <tr key={category}>
-            <th scope="row">{category}</th>
+    // In a visually hidden box: a table itself grows to its rows whatever its height says.
+    <div className="visually-hidden">
+      <table>
+        <caption>{title}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{spec.categoryLabel}</th>
             {spec.series.map((series) => (
-              <td key={series.name}>{series.data[index] ?? 0}</td>
+              <th scope="col" key={series.name}>
+                {series.name}
+              </th>
             ))}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {spec.categories.map((category, index) => (
+            <tr key={category}>
+              <th scope="row">{category}</th>
+              {spec.series.map((series) => (
+                <td key={series.name}>{series.data[index] ?? 0}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -5,6 +5,7 @@ import { CanvasRenderer } from "echarts/renderers";
 import { useEffect, useRef } from "react";
 import { CHART_RESIZE_DEBOUNCE_MS } from "../../constants";
 import { useMinWidth } from "../layout/breakpoints";
+import { useEffectiveTheme } from "../layout/theme";
 import { debounce } from "../../util/debounce";
 import { chartFileName, chartToCsv, type ChartSpec } from "./chart-spec";
 import { toEChartsOption } from "./echarts-option";
@@ -27,6 +28,8 @@ export default function EChart({ title, spec }: { title: string; spec: ChartSpec
   const chart = useRef<echarts.ECharts | null>(null);
   // Narrower than the `sm` breakpoint, the same media query as the stylesheet's small-screen rules.
   const compact = !useMinWidth("sm");
+  // Text colours come from the page's theme: redraw when it changes.
+  const theme = useEffectiveTheme();
 
   useEffect(() => {
     const container = element.current;
@@ -47,7 +50,7 @@ export default function EChart({ title, spec }: { title: string; spec: ChartSpec
   useEffect(() => {
     const textColor = getComputedStyle(document.body).color;
     chart.current?.setOption(toEChartsOption(spec, textColor, { compact }), { notMerge: true });
-  }, [spec, compact]);
+  }, [spec, compact, theme]);
 
   const exportPng = () => {
     const instance = chart.current;
@@ -72,7 +75,7 @@ export default function EChart({ title, spec }: { title: string; spec: ChartSpec
         </button>
       </div>
       {/* Clips the drawing for the 150 ms between a narrowing and the redraw. */}
-      <div ref={element} className="chart__canvas" role="img" aria-label={title} style={{ overflow: "hidden" }} />
+      <div ref={element} className="chart__canvas" role="img" aria-label={title} />
     </>
   );
 }

@@ -1,17 +1,8 @@
-import { useEffect, useState } from "react";
-import { THEME_STORAGE_KEY, type Theme } from "./theme";
-
-function effectiveTheme(): Theme {
-  const pinned = document.documentElement.dataset.theme;
-  if (pinned === "light" || pinned === "dark") return pinned;
-  return window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
-}
+import { chooseTheme, useEffectiveTheme, type Theme } from "./theme";
 
 /** Switches between light and dark; the choice is remembered (see THEME_BOOT_SCRIPT). */
 export function ThemeToggle() {
-  const [theme, setTheme] = useState<Theme | null>(null);
-  useEffect(() => setTheme(effectiveTheme()), []);
-
+  const theme = useEffectiveTheme();
   const next: Theme = theme === "dark" ? "light" : "dark";
   return (
     <button
@@ -19,15 +10,7 @@ export function ThemeToggle() {
       className="button theme-toggle"
       data-testid="theme-toggle"
       aria-label={theme ? `Switch to the ${next} theme` : "Switch colour theme"}
-      onClick={() => {
-        document.documentElement.dataset.theme = next;
-        try {
-          localStorage.setItem(THEME_STORAGE_KEY, next);
-        } catch {
-          // Storage may be disabled; the theme still applies to this page.
-        }
-        setTheme(next);
-      }}
+      onClick={() => chooseTheme(next)}
     >
       <span aria-hidden="true">{theme === "dark" ? "☀" : "☾"}</span>
     </button>
