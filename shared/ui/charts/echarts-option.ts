@@ -25,6 +25,9 @@ export function toEChartsOption(spec: ChartSpec, textColor: string, layout: Char
           type: "pie",
           radius: compact ? ["30%", "60%"] : ["40%", "70%"],
           top: 24,
+          // The legend names the slices: outside labels get cut off in a narrow column.
+          label: { show: false },
+          labelLine: { show: false },
           data: spec.categories.map((name, index) => ({ name, value: series?.data[index] ?? 0 })),
         },
       ],
