@@ -4,7 +4,9 @@ import type { Indicator } from "../../shared/ioc/types";
 import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
 import type { IocDetailData } from "../../shared/ioc-radar/detail-types";
 import { IOC_PAGE_SIZE_DEFAULT, iocListSearch, type IocListParams } from "../../shared/ioc-radar/list-params";
-import type { IocChartStats, IocFacets, IocListPage, SourceFreshness } from "../../shared/ioc-radar/list-types";
+import type { IocChartStats, IocFacets, IocListPage } from "../../shared/ioc-radar/list-types";
+import type { SourceStatus } from "../../shared/types/sources";
+import { querySourceStatuses } from "../api/sources";
 import type { LookupResponse } from "../../shared/ioc-radar/lookup-types";
 import { chooseScan } from "../db/scan";
 import type { Database } from "../db/schema";
@@ -23,7 +25,7 @@ export interface IocService {
   stats(params: IocListParams, now: Date): Promise<IocChartStats>;
   detail(indicator: Indicator, now: Date): Promise<IocDetailData>;
   lookup(text: string, now: Date): Promise<LookupResponse>;
-  freshness(): Promise<SourceFreshness[]>;
+  freshness(now: Date): Promise<SourceStatus[]>;
   facets(): Promise<IocFacets>;
   matcher(): Promise<WarninglistMatcher>;
 }
@@ -76,18 +78,10 @@ export function createIocService(db: Kysely<Database>, cacheSize = 500): IocServ
     stats: (params, now) => cached(`stats|${filterKey(params, now)}`, () => queryIocStats(db, params, now)),
     detail: async (indicator, now) => queryIocDetail(db, indicator, await matcher(), now),
     lookup: async (text, now) => lookupIndicators(db, text, await matcher(), now),
-    freshness: async () => {
-      const rows = await db.selectFrom("sources").selectAll().where("name", "in", IOC_SOURCES).execute();
-      return rows
-        .map((row) => ({
-          name: row.name,
-          status: row.status,
-          lastSuccessAt: row.last_success_at,
-          newestRecordAt: row.newest_record_at,
-          recordCount: row.record_count,
-        }))
-        .sort((a, b) => IOC_SOURCES.indexOf(a.name) - IOC_SOURCES.indexOf(b.name));
-    },
+    freshness: async (now) =>
+      (await querySourceStatuses(db, now))
+        .filter((source) => IOC_SOURCES.includes(source.name) && source.status !== "never-run")
+        .sort((a, b) => IOC_SOURCES.indexOf(a.name) - IOC_SOURCES.indexOf(b.name)),
     facets: () =>
       cached("facets", async () => {
         const [threatTypes, sources] = await Promise.all([

@@ -11,6 +11,6 @@ export async function loadIocList({ request }: LoaderFunctionArgs, { iocs, now }
   search.delete(LOOKUP_PARAM);
   const { params, problems } = parseQueryLeniently(iocListParamsSchema, search);
   const clock = now();
-  const [list, stats, freshness, facets] = await Promise.all([iocs.list(params, clock), iocs.stats(params, clock), iocs.freshness(), iocs.facets()]);
+  const [list, stats, freshness, facets] = await Promise.all([iocs.list(params, clock), iocs.stats(params, clock), iocs.freshness(clock), iocs.facets()]);
   return { params, problems, list, stats, freshness, facets, lookupText, generatedAt: clock.toISOString() };
 }

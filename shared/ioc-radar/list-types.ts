@@ -1,3 +1,4 @@
+import type { SourceStatus } from "../types/sources";
 import type { ParamProblem } from "../query/params";
 import type { IocScore } from "../scoring/ioc-score";
 import type { IocListParams, IocSortKey } from "./list-params";
@@ -38,14 +39,6 @@ export interface IocChartStats {
   topMalware: Array<{ malware: string; count: number }>;
 }
 
-export interface SourceFreshness {
-  name: string;
-  status: string;
-  lastSuccessAt: string | null;
-  newestRecordAt: string | null;
-  recordCount: number | null;
-}
-
 /** The choices the filter form offers (values present in the data). */
 export interface IocFacets {
   threatTypes: string[];
@@ -58,7 +51,8 @@ export interface IocListData {
   problems: ParamProblem[];
   list: IocListPage;
   stats: IocChartStats;
-  freshness: SourceFreshness[];
+  /** The IOC feeds that have been imported at least once, in the radar's order. */
+  freshness: SourceStatus[];
   facets: IocFacets;
   /** Text handed over by the header search for bulk lookup, if any. */
   lookupText: string | null;

@@ -1,16 +1,10 @@
 import type { SourceStatus } from "../../types/sources";
+import { sourceVerdict, staleOrFailing } from "../../ui/common/source-verdict";
 import { formatCount, formatDay } from "../../util/format";
-
-function verdict(source: SourceStatus): { label: string; tone: "ok" | "warn" | "bad" | "idle" } {
-  if (source.status === "failed") return { label: "failing", tone: "bad" };
-  if (source.status === "never-run") return { label: source.enabled === false ? "disabled" : "not imported yet", tone: "idle" };
-  if (source.freshness.stale) return { label: "stale", tone: "warn" };
-  return { label: "fresh", tone: "ok" };
-}
 
 /** Each feed's last successful import and newest record, with a visible warning when stale or failing. */
 export function SourceFreshness({ sources }: { sources: SourceStatus[] }) {
-  const problems = sources.filter((s) => s.status === "failed" || (s.status !== "never-run" && s.freshness.stale));
+  const problems = staleOrFailing(sources);
   return (
     <section className="card" aria-labelledby="freshness-heading">
       <h2 id="freshness-heading">Data freshness</h2>
@@ -33,7 +27,7 @@ export function SourceFreshness({ sources }: { sources: SourceStatus[] }) {
           </thead>
           <tbody>
             {sources.map((source) => {
-              const { label, tone } = verdict(source);
+              const { label, tone } = sourceVerdict(source);
               return (
                 <tr key={source.name}>
                   <td data-label="Source">{source.title}</td>

@@ -1,6 +1,8 @@
 import { Link, useLoaderData } from "react-router";
 import { iocListSearch } from "../../ioc-radar/list-params";
-import type { IocListData, SourceFreshness } from "../../ioc-radar/list-types";
+import type { IocListData } from "../../ioc-radar/list-types";
+import type { SourceStatus } from "../../types/sources";
+import { sourceVerdict, staleOrFailing } from "../../ui/common/source-verdict";
 import { Chart } from "../../ui/charts/Chart";
 import { Pagination } from "../../ui/common/Pagination";
 import { ProblemList } from "../../ui/common/ProblemList";
@@ -18,22 +20,36 @@ export function meta() {
   };
 }
 
-function Freshness({ sources }: { sources: SourceFreshness[] }) {
+/** Each feed's freshness, folded; a stale or failing feed is named where it cannot be missed. */
+function Freshness({ sources }: { sources: SourceStatus[] }) {
   if (sources.length === 0) return <p className="muted">No indicator feed has been imported yet.</p>;
+  const problems = staleOrFailing(sources);
   return (
-    <details className="freshness">
-      <summary>Data freshness of {sources.length} feeds</summary>
-      <ul className="plain-list" data-testid="freshness">
-        {sources.map((source) => (
-          <li key={source.name}>
-            <strong>{source.name}</strong>: last successful import {source.lastSuccessAt ? formatDay(source.lastSuccessAt) : "never"}
-            {source.newestRecordAt ? `, newest record ${formatDay(source.newestRecordAt)}` : ", no dated records"}
-            {source.recordCount !== null ? ` (${formatCount(source.recordCount)} records)` : ""}
-            {source.status === "failed" ? <span className="overdue"> · last run failed</span> : null}
-          </li>
-        ))}
-      </ul>
-    </details>
+    <>
+      {problems.length > 0 ? (
+        <p className="notice notice--warning" role="alert">
+          Stale or failing: {problems.map((source) => `${source.name} (${sourceVerdict(source).label})`).join(", ")}. Indicators
+          from {problems.length === 1 ? "it" : "them"} may be out of date.
+        </p>
+      ) : null}
+      <details className="freshness">
+        <summary>Data freshness of {sources.length} feeds</summary>
+        <ul className="plain-list" data-testid="freshness">
+          {sources.map((source) => {
+            const { label, tone } = sourceVerdict(source);
+            return (
+              <li key={source.name}>
+                <strong>{source.name}</strong> <span className={`pill pill--${tone}`}>{label}</span>: last successful import{" "}
+                {source.lastSuccessAt ? formatDay(source.lastSuccessAt) : "never"}
+                {source.freshness.newestRecordAt ? `, newest record ${formatDay(source.freshness.newestRecordAt)}` : ", no dated records"}
+                {source.records !== null ? ` (${formatCount(source.records)} records)` : ""}
+                {source.lastError ? <span className="muted small break"> · {source.lastError}</span> : null}
+              </li>
+            );
+          })}
+        </ul>
+      </details>
+    </>
   );
 }
 

@@ -144,9 +144,23 @@ describe("IOC list page", () => {
     expect(html).toContain("Indicators per day (last seen) by type");
     expect(html).toContain("Top malware families");
     expect(html).toContain("Type distribution");
-    expect(html).toMatch(/feodotracker<\/strong>: last successful import \d{4}-\d{2}-\d{2}, newest record 2024-04-0\d/);
+    // On the snapshot's clock (2025-01-24) Feodo Tracker's newest record (2024-04-04) is long past its 48 h: stale, and said so.
+    expect(html).toMatch(/feodotracker<\/strong> <span class="pill pill--warn">stale<\/span>: last successful import \d{4}-\d{2}-\d{2}, newest record 2024-04-0\d/);
+    expect(html).toMatch(/role="alert">Stale or failing: [^<]*feodotracker \(stale\)/);
     expect(html).toContain("/api/v1/iocs/export.stix.json?source=feodotracker");
     expect(html).toContain("/api/v1/iocs/blocklist.txt?type=ipv4&amp;source=feodotracker");
+  });
+
+  it("says nothing is stale when every feed's newest record is recent", async () => {
+    const statuses = await t.database.db.selectFrom("sources").select(["name", "newest_record_at", "last_success_at"]).execute();
+    const newest = statuses.map((row) => row.newest_record_at ?? row.last_success_at ?? "").sort().at(-1)!;
+    const fresh = await createTestApp({ databasePath: inject("snapshotDatabase"), now: () => new Date(Date.parse(newest) + 3_600_000) });
+    try {
+      const html = textOf((await request(fresh.app).get("/ioc-radar?source=tweetfeed").expect(200)).text);
+      expect(html).toMatch(/tweetfeed<\/strong> <span class="pill pill--ok">fresh<\/span>/);
+    } finally {
+      await fresh.close();
+    }
   });
 
   it("flags benign-listed rows", async () => {
