@@ -1,5 +1,4 @@
 import type { Kysely } from "kysely";
-import { LRUCache } from "lru-cache";
 import type { Indicator } from "../../shared/ioc/types";
 import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
 import type { IocDetailData } from "../../shared/ioc-radar/detail-types";
@@ -10,6 +9,7 @@ import { querySourceStatuses } from "../api/sources";
 import type { LookupResponse } from "../../shared/ioc-radar/lookup-types";
 import { chooseScan } from "../db/scan";
 import type { Database } from "../db/schema";
+import { createVersionedCache } from "../db/versioned-cache";
 import { isFullText } from "./filters";
 import { queryIocDetail } from "./detail";
 import { countIndicators, queryIndicatorRows, toListPage, toListRows } from "./list";
@@ -43,26 +43,7 @@ function filterKey(params: IocListParams, now: Date): string {
  * A "seen within" view is cached per hour of the clock.
  */
 export function createIocService(db: Kysely<Database>, cacheSize = 500): IocService {
-  const cache = new LRUCache<string, Promise<unknown>>({ max: cacheSize });
-
-  async function dataVersion(): Promise<string> {
-    const row = await db
-      .selectFrom("sources")
-      .select((eb) => [eb.fn.max("last_success_at").as("version"), eb.fn.countAll<number>().as("sources")])
-      .executeTakeFirst();
-    return `${row?.version ?? ""}/${row?.sources ?? 0}`;
-  }
-
-  async function cached<T>(key: string, compute: () => Promise<T>): Promise<T> {
-    const full = `${await dataVersion()}|${key}`;
-    let entry = cache.get(full) as Promise<T> | undefined;
-    if (!entry) {
-      entry = compute();
-      cache.set(full, entry);
-      entry.catch(() => cache.delete(full));
-    }
-    return entry;
-  }
+  const cached = createVersionedCache(db, cacheSize);
 
   const matcher = () => cached("matcher", () => loadWarninglistMatcher(db));
 
