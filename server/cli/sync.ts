@@ -1,4 +1,3 @@
-import { parseArgs } from "node:util";
 import cliProgress from "cli-progress";
 import pino from "pino";
 import { openSqliteDatabase } from "../db/connection";
@@ -7,7 +6,7 @@ import { loadPipelineConfig, PipelineConfigError } from "../pipeline/config";
 import type { ImportOutcome, ImportProgress } from "../pipeline/run";
 import { SOURCES } from "../pipeline/sources";
 import { syncSource } from "../pipeline/sync";
-import { ConfigError, loadCliEnv } from "./env";
+import { startCli } from "./start";
 
 const USAGE = `Usage: npm run sync -- [--source NAME]... [--mirror DIR] [--db PATH]
 
@@ -19,37 +18,11 @@ Imports every enabled source (or only the named ones) into the database.
 Environment: DATABASE_PATH, LOG_LEVEL (default info), SYNC_MIRROR_DIR, NVD_API_KEY,
 SYNC_MISP_EVENTS_PER_RUN, SOURCE_<NAME>_URL, SOURCE_<NAME>_ENABLED (see the README).`;
 
-function fail(message: string): never {
-  console.error(`${message}\n\n${USAGE}`);
-  process.exit(2);
-}
-
-const { values } = (() => {
-  try {
-    return parseArgs({
-      options: {
-        source: { type: "string", multiple: true },
-        mirror: { type: "string" },
-        db: { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (error) {
-    return fail((error as Error).message);
-  }
-})();
-if (values.help) {
-  console.log(USAGE);
-  process.exit(0);
-}
-
-const env = (() => {
-  try {
-    return loadCliEnv(process.env);
-  } catch (error) {
-    return fail(error instanceof ConfigError ? error.message : String(error));
-  }
-})();
+const { values, env, fail } = startCli(USAGE, {
+  source: { type: "string", multiple: true },
+  mirror: { type: "string" },
+  db: { type: "string" },
+});
 
 const config = (() => {
   try {
