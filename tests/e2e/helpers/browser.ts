@@ -1,24 +1,13 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page, type Request } from "playwright-core";
+import { CHROMIUM_FLAGS, CHROMIUM_PATH } from "../../../scripts/chromium";
 import { collectConsole, type ConsoleCollector } from "./console";
 import { PROJECT_ROOT } from "./server";
 
 /** Starts the system Chromium with the flags this machine needs (docs/stack notes). */
 export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_FLAGS });
 }
 
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "[::1]"]);
