@@ -4,7 +4,7 @@ import type { IocListData } from "../../ioc-radar/list-types";
 import type { SourceStatus } from "../../types/sources";
 import { sourceVerdict, staleOrFailing } from "../../ui/common/source-verdict";
 import { Chart } from "../../ui/charts/Chart";
-import { Pagination } from "../../ui/common/Pagination";
+import { Pagination, PastTheEnd } from "../../ui/common/Pagination";
 import { ProblemList } from "../../ui/common/ProblemList";
 import { formatCount, formatDay } from "../../util/format";
 import { BulkLookup } from "./BulkLookup";
@@ -106,15 +106,7 @@ export function Component() {
           </p>
         </div>
       ) : list.page > list.pageCount ? (
-        <div className="empty-state" role="status">
-          <p>
-            Page {formatCount(list.page)} is past the end of the results: these filters give {formatCount(list.pageCount)} page
-            {list.pageCount === 1 ? "" : "s"}.
-          </p>
-          <p>
-            <Link to={pageHref(list.pageCount)}>Go to the last page (page {formatCount(list.pageCount)})</Link>
-          </p>
-        </div>
+        <PastTheEnd page={list.page} pageCount={list.pageCount} hrefFor={pageHref} />
       ) : (
         <>
           <IocTable rows={list.rows} params={params} />

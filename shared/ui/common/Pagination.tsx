@@ -34,3 +34,18 @@ export function Pagination({ page, pageCount, total, hrefFor }: PaginationProps)
     </nav>
   );
 }
+
+/** What a list shows instead of an empty table when the page asked for lies past its last page. */
+export function PastTheEnd({ page, pageCount, hrefFor }: Omit<PaginationProps, "total">) {
+  return (
+    <div className="empty-state" role="status">
+      <p>
+        Page {formatCount(page)} is past the end of the results: these filters give {formatCount(pageCount)} page
+        {pageCount === 1 ? "" : "s"}.
+      </p>
+      <p>
+        <Link to={hrefFor(pageCount)}>Go to the last page (page {formatCount(pageCount)})</Link>
+      </p>
+    </div>
+  );
+}
