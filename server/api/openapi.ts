@@ -5,6 +5,7 @@ import { blocklistParamsSchema, iocListParamsSchema } from "../../shared/ioc-rad
 import { LOOKUP_MAX_BYTES, LOOKUP_MAX_INDICATORS } from "../../shared/ioc-radar/lookup-types";
 import { CVE_EXPORT_MAX_ROWS, CVE_FEED_MAX_ENTRIES } from "./cves";
 import { IOC_BLOCKLIST_MAX_ROWS, IOC_EXPORT_MAX_ROWS, IOC_FEED_MAX_ENTRIES } from "./iocs";
+import { SUGGEST_LIMIT, suggestSchema } from "./suggest";
 
 function queryParameters(schema: z.ZodObject) {
   return Object.entries(schema.shape).map(([name, field]) => ({
@@ -174,6 +175,13 @@ export function openApiDocument() {
       },
       "/sources": {
         get: { summary: "Status and freshness of every feed", responses: { 200: json("Sources"), 429: tooMany } },
+      },
+      "/suggest": {
+        get: {
+          summary: `Typeahead for the header search: up to ${SUGGEST_LIMIT} CVE ids, vendors and products starting with q`,
+          parameters: queryParameters(suggestSchema),
+          responses: { 200: json("{ suggestions: string[] }"), 400: problem, 429: tooMany },
+        },
       },
     },
   };

@@ -5,8 +5,8 @@ import type { Database } from "../db/schema";
 import type { VersionedCache } from "../db/versioned-cache";
 import { validQuery } from "./validation";
 
-const LIMIT = 8;
-const suggestSchema = z.object({ q: z.string().trim().min(2, "must be at least 2 characters").max(60, "must be at most 60 characters") });
+export const SUGGEST_LIMIT = 8;
+export const suggestSchema = z.object({ q: z.string().trim().min(2, "must be at least 2 characters").max(60, "must be at most 60 characters") });
 
 /** Upper bound of a prefix range: every string starting with `prefix` sorts below it. */
 const prefixEnd = (prefix: string) => `${prefix}\uffff`;
@@ -14,7 +14,7 @@ const prefixEnd = (prefix: string) => `${prefix}\uffff`;
 async function suggestions(db: Kysely<Database>, q: string): Promise<string[]> {
   if (/^cve-\d/i.test(q)) {
     const prefix = q.toUpperCase();
-    const rows = await db.selectFrom("cves").select("id").where("id", ">=", prefix).where("id", "<", prefixEnd(prefix)).orderBy("id", "desc").limit(LIMIT).execute();
+    const rows = await db.selectFrom("cves").select("id").where("id", ">=", prefix).where("id", "<", prefixEnd(prefix)).orderBy("id", "desc").limit(SUGGEST_LIMIT).execute();
     return rows.map((row) => row.id);
   }
   const lower = q.toLowerCase();
@@ -26,7 +26,7 @@ async function suggestions(db: Kysely<Database>, q: string): Promise<string[]> {
       .where(lowerVendor, ">=", lower)
       .where(lowerVendor, "<", prefixEnd(lower))
       .groupBy(lowerVendor)
-      .limit(LIMIT)
+      .limit(SUGGEST_LIMIT)
       .execute(),
     db
       .selectFrom("cves")
@@ -34,10 +34,10 @@ async function suggestions(db: Kysely<Database>, q: string): Promise<string[]> {
       .distinct()
       // LIKE wildcards in the input are dropped, not escaped: SQLite's LIKE has no default escape character.
       .where("product", "like", `${q.replace(/[%_]/g, "")}%`)
-      .limit(LIMIT)
+      .limit(SUGGEST_LIMIT)
       .execute(),
   ]);
-  return [...new Set([...vendors, ...products].map((row) => row.name).filter((name): name is string => Boolean(name)))].slice(0, LIMIT);
+  return [...new Set([...vendors, ...products].map((row) => row.name).filter((name): name is string => Boolean(name)))].slice(0, SUGGEST_LIMIT);
 }
 
 /** `GET /suggest?q=`: CVE ids, vendors and products starting with what was typed, for the header search. */
