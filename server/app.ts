@@ -111,7 +111,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use("/api", api);
 
   app.use(pageRateLimit({ ...limits, limit: env.RATE_LIMIT_PAGES_MAX }));
-  app.get("/{*path}", payloadHandler({ getRenderer: deps.getRenderer, build: deps.build, requestContext }));
+  app.get("/{*path}", payloadHandler({ getRenderer: deps.getRenderer, build: deps.build, requestContext, logger }));
   app.get(
     "/{*path}",
     pageHandler({

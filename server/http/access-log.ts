@@ -1,17 +1,9 @@
 import type { RequestHandler } from "express";
 import type { Logger } from "pino";
 
-declare module "express-serve-static-core" {
-  interface Locals {
-    /** The application's logger, for handlers that are not given one. */
-    logger?: Logger;
-  }
-}
-
 /** One structured line per request, written when the response has gone out. */
 export function accessLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    res.locals.logger = logger;
     const started = process.hrtime.bigint();
     res.on("finish", () => {
       logger.info(

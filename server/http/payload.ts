@@ -1,4 +1,5 @@
 import type { RequestHandler, Response as ExpressResponse } from "express";
+import type { Logger } from "pino";
 import { isRouteErrorResponse } from "react-router";
 import type { BuildInfo } from "../../shared/config/public-config";
 import { PAYLOAD_FILE } from "../../shared/constants";
@@ -12,6 +13,7 @@ export interface PayloadHandlerOptions {
   getRenderer: () => Promise<SsrRenderer>;
   build: BuildInfo;
   requestContext: (res: ExpressResponse) => RequestContext;
+  logger: Logger;
 }
 
 const SUFFIX = `/${PAYLOAD_FILE}`;
@@ -46,7 +48,7 @@ export function payloadHandler(options: PayloadHandlerOptions): RequestHandler {
       if (result instanceof Response) {
         payload = { kind: "redirect", location: redirectTarget(result), status: result.status };
       } else if (result.errors) {
-        if (res.locals.logger) hideUnexpectedRouteErrors(result, res.locals.logger, req.originalUrl);
+        hideUnexpectedRouteErrors(result, options.logger, req.originalUrl);
         const error = errorBody(Object.values(result.errors)[0]);
         res.status(error.statusCode);
         payload = { kind: "error", error };
