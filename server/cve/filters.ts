@@ -22,7 +22,7 @@ export function cveFilter(eb: CveExpressions, params: CveListParams, walkAlong?:
   if (state !== "all") conditions.push(eb(column("cves.state"), "=", state.toUpperCase()));
 
   if (params.q) {
-    const match = cveFullTextMatch(params.q);
+    const match = cveFullTextMatch(params.q, column("cves.seq"));
     if (match) conditions.push(match);
   }
   if (params.severity && params.severity.length > 0) {

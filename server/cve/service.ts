@@ -33,7 +33,7 @@ export function createCveService(db: Kysely<Database>, cacheSize = 500): CveServ
     async list(params) {
       const [total, universe] = await Promise.all([count(params), count({ state: params.state })]);
       const pageEnd = (params.page ?? 1) * (params.per_page ?? CVE_PAGE_SIZE_DEFAULT);
-      const scan = chooseScan({ matches: total, universe, pageEnd, fullText: Boolean(params.q) });
+      const scan = chooseScan({ matches: total, universe, pageEnd });
       const rows = await queryCveRows(db, params, scan);
       return toListPage(params, rows, total);
     },

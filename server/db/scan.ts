@@ -14,8 +14,6 @@ export interface ScanInput {
   universe: number;
   /** Position of the page's last row: page × rows per page. */
   pageEnd: number;
-  /** Full-text filters answer a whole query at once, not row by row, so they always gather. */
-  fullText: boolean;
 }
 
 /**
@@ -24,7 +22,6 @@ export interface ScanInput {
  * `npm run bench` on 300,000 CVEs and 1,000,000 indicators). Walk when the
  * matches are dense enough for that to win.
  */
-export function chooseScan({ matches, universe, pageEnd, fullText }: ScanInput): Scan {
-  if (fullText) return "gather";
+export function chooseScan({ matches, universe, pageEnd }: ScanInput): Scan {
   return matches * matches >= 2 * pageEnd * universe ? "walk" : "gather";
 }

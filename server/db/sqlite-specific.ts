@@ -104,10 +104,13 @@ export async function dropIndicatorSearchIndex(db: Kysely<any>): Promise<void> {
 /** Shortest text the trigram index can answer; shorter text falls back to scanning. */
 export const INDICATOR_SEARCH_MIN_LENGTH = 3;
 
-/** A where-clause expression on `indicators` for values, families or threat types containing the text (≥ 3 characters). */
-export function indicatorTextMatch(text: string): Expression<SqlBool> {
+/**
+ * A where-clause expression on `indicators` for values, families or threat
+ * types containing the text (≥ 3 characters); `id` as for `cveFullTextMatch`.
+ */
+export function indicatorTextMatch(text: string, id: Expression<unknown> = sql.ref("indicators.id")): Expression<SqlBool> {
   const phrase = `"${text.replaceAll('"', '""')}"`;
-  return sql<SqlBool>`indicators.id in (select rowid from indicators_fts where indicators_fts match ${phrase})`;
+  return sql<SqlBool>`${id} in (select rowid from indicators_fts where indicators_fts match ${phrase})`;
 }
 
 /**
@@ -124,11 +127,16 @@ export function toFtsQuery(text: string): string | null {
   return words.map((word, i) => `"${word}"${i === words.length - 1 ? " *" : ""}`).join(" ");
 }
 
-/** A where-clause expression on `cves` matching the full-text query, or null for an empty query. */
-export function cveFullTextMatch(text: string): Expression<SqlBool> | null {
+/**
+ * A where-clause expression on `cves` matching the full-text query, or null
+ * for an empty query. `seq` is the column to test: a walk of another index
+ * passes it through `withoutIndex`, and SQLite then reads the matches once
+ * into a set that each row of the walk is checked against.
+ */
+export function cveFullTextMatch(text: string, seq: Expression<unknown> = sql.ref("cves.seq")): Expression<SqlBool> | null {
   const query = toFtsQuery(text);
   if (query === null) return null;
-  return sql<SqlBool>`cves.seq in (select rowid from cves_fts where cves_fts match ${query})`;
+  return sql<SqlBool>`${seq} in (select rowid from cves_fts where cves_fts match ${query})`;
 }
 
 /**

@@ -22,11 +22,6 @@ export function seenSince(params: Pick<IocListParams, "seen">, now: Date): strin
   return params.seen ? new Date(now.getTime() - SEEN_WINDOWS[params.seen] * DAY_MS).toISOString() : null;
 }
 
-/** Whether the free text goes to the substring index (rather than matching one canonical indicator). */
-export function isFullText(params: Pick<IocListParams, "q">): boolean {
-  return Boolean(params.q) && normalizeIndicator(params.q ?? "") === null;
-}
-
 /**
  * The where-clause of a filtered IOC list, shared by the list, its count, the
  * chart statistics and the exports so they always describe the same set.
@@ -59,7 +54,7 @@ export function iocFilter(eb: IndicatorExpressions, params: IocListParams, now: 
     if (canonical) {
       conditions.push(eb("indicators.value", "=", canonical.value));
     } else if (params.q.length >= INDICATOR_SEARCH_MIN_LENGTH) {
-      conditions.push(indicatorTextMatch(params.q));
+      conditions.push(indicatorTextMatch(params.q, column("indicators.id")));
     } else {
       const pattern = likePattern(params.q.toLowerCase());
       conditions.push(

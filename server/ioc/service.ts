@@ -10,7 +10,6 @@ import type { LookupResponse } from "../../shared/ioc-radar/lookup-types";
 import { chooseScan } from "../db/scan";
 import type { Database } from "../db/schema";
 import { createVersionedCache } from "../db/versioned-cache";
-import { isFullText } from "./filters";
 import { queryIocDetail } from "./detail";
 import { countIndicators, queryIndicatorRows, toListPage, toListRows } from "./list";
 import { lookupIndicators } from "./lookup";
@@ -52,7 +51,7 @@ export function createIocService(db: Kysely<Database>, cacheSize = 500): IocServ
       const count = (view: IocListParams) => cached(`count|${filterKey(view, now)}`, () => countIndicators(db, view, now));
       const [total, universe, lists] = await Promise.all([count(params), count({}), matcher()]);
       const pageEnd = (params.page ?? 1) * (params.per_page ?? IOC_PAGE_SIZE_DEFAULT);
-      const scan = chooseScan({ matches: total, universe, pageEnd, fullText: isFullText(params) });
+      const scan = chooseScan({ matches: total, universe, pageEnd });
       const rows = await queryIndicatorRows(db, params, now, scan);
       return toListPage(params, await toListRows(db, rows, lists, now), total);
     },

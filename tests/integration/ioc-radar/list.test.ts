@@ -190,6 +190,8 @@ describe("IOC list: the two ways of finding a page, and free text", () => {
     "malware=pikabot&sort=type",
     "threat_type=botnet_cc&seen=90d",
     "source=malwarebazaar&type=md5&sort=last_seen&dir=asc",
+    "q=phish",
+    "q=pikabot&sort=first_seen",
   ];
 
   it.each(views)("walking the sort index and gathering the matches give the same rows for '%s'", async (query) => {
