@@ -41,6 +41,27 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
+/** Retried a few times: Lighthouse sometimes loses the trace of a page load (NO_NAVSTART) and says to run again. */
+const ATTEMPTS = 3;
+
+async function audit(url: string, port: number) {
+  for (let attempt = 1; ; attempt++) {
+    const result = await lighthouse(url, {
+      port,
+      output: "json",
+      logLevel: "error",
+      onlyCategories: [...CATEGORIES],
+      ...(preset === "desktop"
+        ? { formFactor: "desktop", screenEmulation: { mobile: false, width: 1350, height: 940, deviceScaleFactor: 1, disabled: false } }
+        : {}),
+    });
+    const error = result ? result.lhr.runtimeError : { code: "NO_RESULT", message: "Lighthouse returned nothing" };
+    if (result && !error) return result;
+    if (attempt === ATTEMPTS) throw new Error(`${url}: ${error?.code} ${error?.message}`);
+    console.error(`${url}: ${error?.code}, trying again`);
+  }
+}
+
 const server = await startSite(values.db);
 const chrome = await launch({ chromePath: CHROMIUM_PATH, chromeFlags: CHROMIUM_FLAGS });
 const rows = [];
@@ -49,18 +70,8 @@ try {
   for (const route of await siteRoutes(server)) {
     const scores: Record<string, number[]> = Object.fromEntries([...CATEGORIES, ...Object.keys(METRICS)].map((key) => [key, []]));
     for (let run = 1; run <= runs; run++) {
-      const result = await lighthouse(`${server.url}${route}`, {
-        port: chrome.port,
-        output: "json",
-        logLevel: "error",
-        onlyCategories: [...CATEGORIES],
-        ...(preset === "desktop"
-          ? { formFactor: "desktop", screenEmulation: { mobile: false, width: 1350, height: 940, deviceScaleFactor: 1, disabled: false } }
-          : {}),
-      });
-      if (!result) throw new Error(`Lighthouse returned nothing for ${route}`);
+      const result = await audit(`${server.url}${route}`, chrome.port);
       const { lhr } = result;
-      if (lhr.runtimeError) throw new Error(`${route}: ${lhr.runtimeError.code} ${lhr.runtimeError.message}`);
       writeFileSync(resolve(reportDir, `${preset}-${route.replace(/[^a-z0-9]+/gi, "_") || "home"}-${run}.json`), result.report as string);
       for (const category of CATEGORIES) scores[category]!.push(Math.round((lhr.categories[category]?.score ?? 0) * 100));
       for (const [label, id] of Object.entries(METRICS)) scores[label]!.push(lhr.audits[id]?.numericValue ?? Number.NaN);
