@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../query/zod";
 import { toSearch } from "../query/params";
 
 /** The CVE list's query vocabulary, shared by the page, its payload and `/api/v1/cves`. */

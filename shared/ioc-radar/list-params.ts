@@ -1,4 +1,4 @@
-import { z } from "zod";
+import { z } from "../query/zod";
 import { INDICATOR_TYPES } from "../ioc/types";
 import { toSearch } from "../query/params";
 
