@@ -112,3 +112,9 @@ export function cweCatalogueName(id: string): string | null {
 export function kevCatalogue(): Array<{ cveID: string; dateAdded: string; dueDate: string; knownRansomwareCampaignUse: string }> {
   return JSON.parse(readFileSync(join(DATA_DIR, "cisa-kev/known_exploited_vulnerabilities.json"), "utf8")).vulnerabilities;
 }
+
+/** A raw CVE record timestamp as the database stores it: ISO 8601 UTC; the CVE format's zone-less times are UTC. */
+export function utcTimestamp(raw: string | undefined | null): string | null {
+  if (!raw) return null;
+  return new Date(/[zZ]|[+-]\d{2}:?\d{2}$/.test(raw) || !raw.includes("T") ? raw : `${raw}Z`).toISOString();
+}

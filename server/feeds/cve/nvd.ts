@@ -10,7 +10,7 @@ import type {
 } from "../../../shared/types/cve";
 import { accepted, rejected, type ParseResult } from "../../pipeline/feed";
 import { isValidBaseScore, severityFromScore } from "./cvss";
-import { asNumber, asObject, asString, objects, strings, type JsonObject } from "./shape";
+import { asNumber, asObject, asString, asUtcTimestamp, objects, strings, type JsonObject } from "./shape";
 
 /** NVD API 2.0 metric arrays, newest CVSS version first. */
 const METRIC_KEYS: ReadonlyArray<[string, CvssVersion]> = [
@@ -40,12 +40,6 @@ function providerOf(source: string | null): DataProvider {
 }
 
 /** NVD timestamps are UTC without a zone ("2024-04-12T08:15:06.230"). */
-function utc(value: unknown): string | null {
-  const text = asString(value);
-  if (!text) return null;
-  return /[zZ]|[+-]\d{2}:?\d{2}$/.test(text) ? text : `${text}Z`;
-}
-
 function metricsOf(cve: JsonObject): CvssMetric[] {
   const metrics = asObject(cve.metrics) ?? {};
   return METRIC_KEYS.flatMap(([key, version]) =>
@@ -157,8 +151,8 @@ export function normalizeNvdCve(value: unknown, location: string): ParseResult<C
     assignerOrgId: null,
     assignerShortName: asString(cve.sourceIdentifier),
     dateReserved: null,
-    datePublished: utc(cve.published),
-    dateUpdated: utc(cve.lastModified),
+    datePublished: asUtcTimestamp(cve.published),
+    dateUpdated: asUtcTimestamp(cve.lastModified),
     dataVersion: null,
     metrics: metricsOf(cve),
     affected: affectedOf(cve),
@@ -183,7 +177,7 @@ export function parseNvdPage(text: string, name: string): NvdPage {
     resultsPerPage: asNumber(root.resultsPerPage) ?? vulnerabilities.length,
     startIndex: asNumber(root.startIndex) ?? 0,
     totalResults: asNumber(root.totalResults) ?? vulnerabilities.length,
-    timestamp: utc(root.timestamp),
+    timestamp: asUtcTimestamp(root.timestamp),
     records: vulnerabilities.map((entry, index) =>
       normalizeNvdCve(asObject(entry)?.cve, `${name}#vulnerabilities[${index}]`),
     ),

@@ -17,6 +17,20 @@ export function asString(value: unknown): string | null {
   return typeof value === "string" && value.length > 0 ? value : null;
 }
 
+/**
+ * A publisher's timestamp as ISO 8601 UTC with milliseconds, the one form the
+ * database stores, so that timestamps compare and sort as strings. CVE JSON 5
+ * and NVD write UTC times without a zone ("2025-01-17T00:00:00"), which
+ * JavaScript would read as local time. Null for anything that is not a date.
+ */
+export function asUtcTimestamp(value: unknown): string | null {
+  const text = asString(value);
+  if (!text) return null;
+  const zoned = /T.*(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(text) || !text.includes("T") ? text : `${text}Z`;
+  const time = Date.parse(zoned);
+  return Number.isNaN(time) ? null : new Date(time).toISOString();
+}
+
 export function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string" && v.length > 0) : [];
 }

@@ -8,6 +8,7 @@ import { cveFullTextMatch } from "../../../server/db/sqlite-specific";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import type { ImportOutcome } from "../../../server/pipeline/run";
 import { syncSource } from "../../../server/pipeline/sync";
+import { utcTimestamp } from "../../helpers/source-files";
 import { createTestDatabase, recordingLogger, snapshot, snapshotDir, type TestDatabase } from "../../helpers/feed-server";
 
 /**
@@ -114,9 +115,9 @@ describe("importing the real snapshots", () => {
     const cve = await db.db.selectFrom("cves").selectAll().where("id", "=", "CVE-2024-3400").executeTakeFirstOrThrow();
 
     expect(cve.title).toBe(source.containers.cna.title);
-    expect(cve.date_reserved).toBe(source.cveMetadata.dateReserved);
-    expect(cve.date_published).toBe(source.cveMetadata.datePublished);
-    expect(cve.date_updated).toBe(source.cveMetadata.dateUpdated);
+    expect(cve.date_reserved).toBe(utcTimestamp(source.cveMetadata.dateReserved));
+    expect(cve.date_published).toBe(utcTimestamp(source.cveMetadata.datePublished));
+    expect(cve.date_updated).toBe(utcTimestamp(source.cveMetadata.dateUpdated));
     expect(cve.assigner_short_name).toBe(source.cveMetadata.assignerShortName);
     expect(cve.description).toBe(source.containers.cna.descriptions[0].value);
     expect(cve.vendor).toBe("Palo Alto Networks");
