@@ -52,12 +52,21 @@ export interface HomeDependencies {
  */
 export async function queryHomeOverview({ db, cves, cached, pipelineConfig }: HomeDependencies, now: Date): Promise<HomeData> {
   const hour = now.toISOString().slice(0, 13);
+  // Published records only, and none dated after the clock (a pinned clock, or a CNA's clock ahead of ours).
+  const publishedSince = (since: string) =>
+    db
+      .selectFrom("cves")
+      .where("state", "=", "PUBLISHED")
+      .where("date_published", ">=", since)
+      .where("date_published", "<=", now.toISOString())
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirst();
   const [figures, top, newestKev, newestIndicators, cveStats, indicatorChart, sources] = await Promise.all([
     cached(`home-figures|${hour}`, async () => {
       const [tracked, day, week, newest, kev, kev30, indicators, seen24h, newestSeen] = await Promise.all([
         db.selectFrom("cves").where("state", "=", "PUBLISHED").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst(),
-        db.selectFrom("cves").where("date_published", ">=", daysAgo(now, 1)).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst(),
-        db.selectFrom("cves").where("date_published", ">=", daysAgo(now, 7)).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst(),
+        publishedSince(daysAgo(now, 1)),
+        publishedSince(daysAgo(now, 7)),
         db.selectFrom("cves").select((eb) => eb.fn.max("date_published").as("d")).executeTakeFirst(),
         db.selectFrom("kev_entries").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst(),
         db.selectFrom("kev_entries").where("date_added", ">=", daysAgo(now, 30).slice(0, 10)).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst(),

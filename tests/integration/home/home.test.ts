@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pino from "pino";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { loadPipelineConfig } from "../../../server/pipeline/config";
+import { syncSource } from "../../../server/pipeline/sync";
+import { formatCount } from "../../../shared/util/format";
+import { kevCatalogue, rawCveRecords, utcTimestamp } from "../../helpers/source-files";
+import { DATA_DIR } from "../../helpers/paths";
+import { createTestApp, type TestApp } from "../../helpers/test-app";
+import { SNAPSHOT_NOW } from "../setup/snapshot-database";
+
+/** The home page: figures that agree with the data, and no zeros passed off as facts before an import. */
+
+const textOf = (html: string) => html.replaceAll("<!-- -->", "");
+const figure = (html: string, label: string) => new RegExp(`<dt>${label}</dt><dd>(.*?)</dd>`).exec(html)?.[1] ?? "";
+
+describe("home page on the snapshot data", () => {
+  let t: TestApp;
+  let html: string;
+  beforeAll(async () => {
+    t = await createTestApp({ databasePath: inject("snapshotDatabase"), now: () => new Date(SNAPSHOT_NOW) });
+    html = textOf((await request(t.app).get("/").expect(200)).text);
+  });
+  afterAll(() => t?.close());
+
+  it("counts what the database and the source files say", async () => {
+    const published = await t.database.db.selectFrom("cves").where("state", "=", "PUBLISHED").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    expect(figure(html, "CVEs tracked")).toContain(`<strong>${formatCount(Number(published.n))}</strong>`);
+
+    const now = Date.parse(SNAPSHOT_NOW);
+    const weekAgo = now - 7 * 86_400_000;
+    let week = 0;
+    for await (const record of rawCveRecords()) {
+      const publishedAt = Date.parse(utcTimestamp(record.cveMetadata.datePublished) ?? "");
+      if (record.cveMetadata.state === "PUBLISHED" && publishedAt >= weekAgo && publishedAt <= now) week++;
+    }
+    expect(week).toBeGreaterThan(0);
+    expect(figure(html, "Published in the last 7 days")).toContain(`<strong>${formatCount(week)}</strong>`);
+
+    expect(figure(html, "CISA KEV entries")).toContain(`<strong>${formatCount(kevCatalogue().length)}</strong>`);
+    const indicators = await t.database.db.selectFrom("indicators").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    expect(figure(html, "Indicators seen in the last 24 h")).toContain(`of ${formatCount(Number(indicators.n))} tracked`);
+    expect(html).not.toContain("not imported yet</span></dd>");
+  });
+
+  it("lists the top of the CVE radar and the newest KEV additions, newest first", async () => {
+    const top = (await request(t.app).get("/api/v1/cves?per_page=1").expect(200)).body.rows[0].id as string;
+    const topList = html.slice(html.indexOf('id="top-cves"'));
+    expect(topList.indexOf(`>${top}<`)).toBeGreaterThan(0);
+    const newestKev = [...kevCatalogue()].sort((a, b) => b.dateAdded.localeCompare(a.dateAdded) || a.cveID.localeCompare(b.cveID))[0]!;
+    const kevList = html.slice(html.indexOf('id="newest-kev"'));
+    expect(kevList).toContain(`>${newestKev.cveID}<`);
+    expect(kevList).toContain(`added ${newestKev.dateAdded}`);
+  });
+
+  it("warns that feeds are stale on the snapshot's clock", () => {
+    expect(html).toMatch(/role="alert">\d+ sources? (is|are) stale or failing: [^<]*abuse\.ch Feodo Tracker/);
+  });
+});
+
+describe("home page before the feeds are imported", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "threat-radar-home-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("an empty database explains what is happening instead of showing zeros", async () => {
+    const t = await createTestApp();
+    try {
+      const html = textOf((await request(t.app).get("/").expect(200)).text);
+      expect(html).toContain("No data has been imported yet");
+      expect(html).not.toContain("CVEs tracked");
+    } finally {
+      await t.close();
+    }
+  });
+
+  it("with only CISA KEV imported, the KEV figures show and the others say they are not imported yet", async () => {
+    const databasePath = join(dir, "kev-only.sqlite");
+    const t = await createTestApp({ databasePath });
+    try {
+      const outcome = await syncSource("cisa-kev", { db: t.database.db, config: loadPipelineConfig({}), logger: pino({ level: "silent" }), mirrorDir: DATA_DIR });
+      expect(outcome.status).toBe("ok");
+      const html = textOf((await request(t.app).get("/").expect(200)).text);
+      expect(html).toContain("Some feeds have not been imported yet");
+      expect(html).toContain("No data yet from: CVE records, indicator feeds.");
+      expect(figure(html, "CISA KEV entries")).toContain(`<strong>${formatCount(kevCatalogue().length)}</strong>`);
+      expect(figure(html, "CVEs tracked")).toBe('<span class="muted">not imported yet</span>');
+      expect(figure(html, "Indicators seen in the last 24 h")).toBe('<span class="muted">not imported yet</span>');
+    } finally {
+      await t.close();
+    }
+  });
+});
