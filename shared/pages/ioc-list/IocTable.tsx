@@ -56,7 +56,7 @@ export function IocTable({ rows, params }: { rows: IocListRow[]; params: IocList
             <tr key={row.id}>
               <td data-label="Value" className="cell-ioc">
                 <IndicatorValue display={row.display} value={row.value} />{" "}
-                <Link to={indicatorHref(row.value)} className="small">
+                <Link to={indicatorHref(row.value)} className="small cell-ioc__details">
                   details
                 </Link>
               </td>
