@@ -114,13 +114,13 @@ describe("charts", () => {
       expect(s.console.problems()).toEqual([]);
     }, { width: 1400, height: 900 }));
 
-  it("a chart far below the fold loads ECharts only when it scrolls near the viewport", () =>
+  it("a chart below the fold loads ECharts only when it scrolls into view", () =>
     withSession(
       async (s) => {
         const { page } = s;
         await gotoHydrated(page, `${server.url}/cve-radar?kev=1`);
         const first = page.getByTestId("chart").first();
-        expect(await first.evaluate((chart) => chart.getBoundingClientRect().top - window.innerHeight)).toBeGreaterThan(200);
+        expect(await first.evaluate((chart) => chart.getBoundingClientRect().top - window.innerHeight)).toBeGreaterThan(0);
         await page.waitForLoadState("networkidle");
         expect(echartsRequests(s)).toEqual([]);
         expect(await page.locator('[data-testid="chart"] canvas').count()).toBe(0);
