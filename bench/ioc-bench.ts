@@ -1,3 +1,4 @@
+import { extractIndicators } from "../shared/ioc/extract";
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../server/db/schema";
 import { countIndicators, queryIndicatorRows } from "../server/ioc/list";
@@ -82,7 +83,7 @@ export async function iocQueryBreakdown(db: Kysely<Database>, now: Date): Promis
   for (const [name, query] of await listViews(db)) {
     const { params } = parseQuery(iocListParamsSchema, new URLSearchParams(query));
     const p = params as IocListParams;
-    const service = createIocService(db);
+    const service = createIocService(db, () => "bench", async (text, limit) => extractIndicators(text, limit));
     breakdown.push({
       view: name,
       "rows ms (gather)": ms(await timeOnce(() => queryIndicatorRows(db, p, now, "gather"))),

@@ -4,7 +4,7 @@ import type { CveChartStats, CveListPage } from "../../shared/cve/list-types";
 import type { CveDetailData } from "../../shared/cve/detail-types";
 import type { Database } from "../db/schema";
 import { chooseScan } from "../db/scan";
-import { createVersionedCache } from "../db/versioned-cache";
+import { createVersionedCache, type DataVersion } from "../db/versioned-cache";
 import { queryCveDetail } from "./detail";
 import { countCves, queryCveRows, toListPage } from "./list";
 import { queryCveStats } from "./stats";
@@ -26,8 +26,8 @@ function filterKey(params: CveListParams): string {
  * filter and invalidated by the sources' newest successful import; a page of
  * rows is always read fresh, by the plan the cached counts say is cheaper.
  */
-export function createCveService(db: Kysely<Database>, cacheSize = 500): CveService {
-  const cached = createVersionedCache(db, cacheSize);
+export function createCveService(db: Kysely<Database>, dataVersion: DataVersion, cacheSize = 500): CveService {
+  const cached = createVersionedCache(dataVersion, cacheSize);
   const count = (params: CveListParams) => cached(`count|${filterKey(params)}`, () => countCves(db, params));
   return {
     async list(params) {

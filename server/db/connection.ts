@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
-import { applySqlitePragmas } from "./sqlite-specific";
+import { applyWritePragmas } from "./sqlite/pragmas";
 import type { Database } from "./schema";
 
 export interface DatabaseHandle {
@@ -11,11 +11,15 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-/** Opens (creating if needed) the embedded SQLite database at `path`. */
+/**
+ * Opens (creating if needed) the embedded SQLite database at `path` on this
+ * thread: for migrations, imports and tests. The web process reads through
+ * its read pool instead (server/db/sqlite/read-pool.ts).
+ */
 export function openSqliteDatabase(path: string): DatabaseHandle {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
-  applySqlitePragmas(sqlite);
+  applyWritePragmas(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
   return { db, close: () => db.destroy() };
 }

@@ -1,21 +1,9 @@
-import type SQLite from "better-sqlite3";
 import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 
 /**
  * Everything that only SQLite understands lives in this module, so that a
  * PostgreSQL deployment swaps exactly one file's worth of behaviour.
  */
-export function applySqlitePragmas(sqlite: SQLite.Database): void {
-  // WAL lets the web server keep reading while an import writes.
-  sqlite.pragma("journal_mode = WAL");
-  sqlite.pragma("synchronous = NORMAL");
-  sqlite.pragma("foreign_keys = ON");
-  sqlite.pragma("busy_timeout = 5000");
-  // 64 MiB of page cache: the list pages walk large indexes.
-  sqlite.pragma("cache_size = -65536");
-  sqlite.pragma("temp_store = MEMORY");
-}
-
 interface ExternalContentSearchIndex {
   /** Name of the FTS5 table; its triggers are named after it. */
   name: string;
@@ -109,8 +97,13 @@ export const INDICATOR_SEARCH_MIN_LENGTH = 3;
  * types containing the text (≥ 3 characters); `id` as for `cveFullTextMatch`.
  */
 export function indicatorTextMatch(text: string, id: Expression<unknown> = sql.ref("indicators.id")): Expression<SqlBool> {
-  const phrase = `"${text.replaceAll('"', '""')}"`;
+  const phrase = `"${withoutControlCharacters(text).replaceAll('"', '""')}"`;
   return sql<SqlBool>`${id} in (select rowid from indicators_fts where indicators_fts match ${phrase})`;
+}
+
+/** FTS5 reads a NUL as the end of its query string: such text never reaches it. */
+function withoutControlCharacters(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f]/g, " ");
 }
 
 /**
@@ -119,7 +112,7 @@ export function indicatorTextMatch(text: string, id: Expression<unknown> = sql.r
  * in the input are inert), the last one a prefix. Null when nothing is left.
  */
 export function toFtsQuery(text: string): string | null {
-  const words = text
+  const words = withoutControlCharacters(text)
     .split(/\s+/)
     .map((word) => word.replace(/"/g, ""))
     .filter((word) => /[\p{L}\p{N}]/u.test(word));

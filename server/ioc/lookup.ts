@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import { defang } from "../../shared/ioc/defang";
-import { extractIndicators } from "../../shared/ioc/extract";
+import type { extractIndicators } from "../../shared/ioc/extract";
 import { canonicalIndicatorPath } from "../../shared/ioc/indicator-path";
 import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
 import { LOOKUP_MAX_INDICATORS, type LookupResponse, type LookupResult, type LookupVerdict } from "../../shared/ioc-radar/lookup-types";
@@ -9,6 +9,10 @@ import type { Database } from "../db/schema";
 import { parseStringList, scoreSightings } from "./list";
 
 const VALUE_BATCH = 500;
+/** Results classified between two turns of the event loop. */
+const CLASSIFY_BATCH = 500;
+
+export type FoundIndicators = ReturnType<typeof extractIndicators>;
 
 export class TooManyIndicatorsError extends Error {
   override name = "TooManyIndicatorsError";
@@ -16,13 +20,16 @@ export class TooManyIndicatorsError extends Error {
 
 const emptyCounts = (): Record<LookupVerdict, number> => ({ known: 0, unknown: 0, "benign-listed": 0 });
 
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
- * Extracts and normalises every indicator in `text` and classifies each:
- * benign-listed (a warninglist matches, whether a feed knows it or not),
- * known (a feed reported it), or unknown.
+ * Classifies every indicator extracted from a pasted text: benign-listed (a
+ * warninglist matches, whether a feed knows it or not), known (a feed
+ * reported it), or unknown. Extraction itself runs on a worker thread
+ * (server/ioc/extract-pool.ts); `found` holds at most one indicator more than
+ * the limit, which makes the lookup refuse the text.
  */
-export async function lookupIndicators(db: Kysely<Database>, text: string, matcher: WarninglistMatcher, now: Date): Promise<LookupResponse> {
-  const found = extractIndicators(text, LOOKUP_MAX_INDICATORS + 1);
+export async function lookupIndicators(db: Kysely<Database>, found: FoundIndicators, matcher: WarninglistMatcher, now: Date): Promise<LookupResponse> {
   if (found.length > LOOKUP_MAX_INDICATORS) throw new TooManyIndicatorsError(`more than ${LOOKUP_MAX_INDICATORS} indicators`);
 
   const known = new Map<string, { id: number; malware: string | null; sources: string[] }>();
@@ -39,14 +46,17 @@ export async function lookupIndicators(db: Kysely<Database>, text: string, match
 
   const byVerdict = emptyCounts();
   const byType: Record<string, Record<LookupVerdict, number>> = {};
-  const results: LookupResult[] = found.map((item) => {
+  const results: LookupResult[] = [];
+  for (const [index, item] of found.entries()) {
+    // Ten thousand warninglist matches take a while: let other requests through meanwhile.
+    if (index > 0 && index % CLASSIFY_BATCH === 0) await nextTurn();
     const record = known.get(`${item.type} ${item.value}`);
     const benignLists = matcher.match(item).map((match) => match.list);
     const score = scoreIndicator(record ? sightings.get(record.id) ?? [] : [], now, benignLists.length > 0);
     const verdict: LookupVerdict = benignLists.length > 0 ? "benign-listed" : record ? "known" : "unknown";
     byVerdict[verdict] += 1;
     (byType[item.type] ??= emptyCounts())[verdict] += 1;
-    return {
+    results.push({
       input: item.original,
       type: item.type,
       value: item.value,
@@ -59,7 +69,7 @@ export async function lookupIndicators(db: Kysely<Database>, text: string, match
       sources: record?.sources ?? [],
       benignLists,
       link: canonicalIndicatorPath(item.value) ?? `/ioc-radar/${encodeURIComponent(item.value)}`,
-    };
-  });
+    });
+  }
   return { count: results.length, summary: { byVerdict, byType }, results };
 }

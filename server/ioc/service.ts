@@ -6,12 +6,13 @@ import { IOC_PAGE_SIZE_DEFAULT, iocListSearch, type IocListParams } from "../../
 import type { IocChartStats, IocFacets, IocListPage } from "../../shared/ioc-radar/list-types";
 import type { SourceStatus } from "../../shared/types/sources";
 import { querySourceStatuses } from "../api/sources";
-import type { LookupResponse } from "../../shared/ioc-radar/lookup-types";
+import { LOOKUP_MAX_INDICATORS, type LookupResponse } from "../../shared/ioc-radar/lookup-types";
 import { chooseScan } from "../db/scan";
 import type { Database } from "../db/schema";
-import { createVersionedCache } from "../db/versioned-cache";
+import { createVersionedCache, type DataVersion } from "../db/versioned-cache";
 import { queryIocDetail } from "./detail";
 import { countIndicators, queryIndicatorRows, toListPage, toListRows } from "./list";
+import type { Extract } from "./extract-pool";
 import { lookupIndicators } from "./lookup";
 import { queryIocStats } from "./stats";
 import { loadWarninglistMatcher } from "./warninglists";
@@ -41,8 +42,8 @@ function filterKey(params: IocListParams, now: Date): string {
  * successful import), like the CVE radar's; a page of rows is read fresh.
  * A "seen within" view is cached per hour of the clock.
  */
-export function createIocService(db: Kysely<Database>, cacheSize = 500): IocService {
-  const cached = createVersionedCache(db, cacheSize);
+export function createIocService(db: Kysely<Database>, dataVersion: DataVersion, extract: Extract, cacheSize = 500): IocService {
+  const cached = createVersionedCache(dataVersion, cacheSize);
 
   const matcher = () => cached("matcher", () => loadWarninglistMatcher(db));
 
@@ -57,7 +58,7 @@ export function createIocService(db: Kysely<Database>, cacheSize = 500): IocServ
     },
     stats: (params, now) => cached(`stats|${filterKey(params, now)}`, () => queryIocStats(db, params, now)),
     detail: async (indicator, now) => queryIocDetail(db, indicator, await matcher(), now),
-    lookup: async (text, now) => lookupIndicators(db, text, await matcher(), now),
+    lookup: async (text, now) => lookupIndicators(db, await extract(text, LOOKUP_MAX_INDICATORS + 1), await matcher(), now),
     freshness: async (now) =>
       (await querySourceStatuses(db, now))
         .filter((source) => IOC_SOURCES.includes(source.name) && source.status !== "never-run")

@@ -1,20 +1,26 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import pino from "pino";
+import pino, { type Logger } from "pino";
 import { createApp } from "../../server/app";
 import { loadEnv, type Env } from "../../server/config/env";
 import { openSqliteDatabase, type DatabaseHandle } from "../../server/db/connection";
 import { migrateToLatest } from "../../server/db/migrate";
+import { openSqliteWebDatabase, type WebDatabase } from "../../server/db/sqlite/web-database";
+import { createExtractPool } from "../../server/ioc/extract-pool";
 import { loadPageOnServer, rootLoaderOnServer } from "../../server/pages/loaders";
 import { readBuildInfo, readClientAssets } from "../../server/ssr/assets";
 import { createSsrRenderer } from "../../server/ssr/entry";
+import type { PageCache } from "../../server/ssr/page-cache";
 import type { PageRoute } from "../../shared/routes/types";
 import { DIST_DIR } from "./paths";
 
 export interface TestApp {
   app: ReturnType<typeof createApp>;
+  /** A connection of the test's own, for seeding: the app reads through its read pool. */
   database: DatabaseHandle;
+  /** What the app reads through (closing it takes the database away from the app). */
+  reads: WebDatabase;
   env: Env;
   buildId: string;
   close(): Promise<void>;
@@ -26,6 +32,8 @@ export interface TestAppOptions {
   /** An existing database file to serve instead of a fresh one. */
   databasePath?: string;
   now?: () => Date;
+  logger?: Logger;
+  pageCache?: PageCache | null;
 }
 
 /**
@@ -39,27 +47,36 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   }
   const dir = options.databasePath ? null : mkdtempSync(join(tmpdir(), "threat-radar-test-"));
   const env = loadEnv({ NODE_ENV: "test", LOG_LEVEL: "silent", ...options.env });
-  const database = openSqliteDatabase(options.databasePath ?? join(dir!, "test.sqlite"));
+  const path = options.databasePath ?? join(dir!, "test.sqlite");
+  const database = openSqliteDatabase(path);
   await migrateToLatest(database.db);
+  // As in production: reads on worker threads, extraction on another.
+  const web = openSqliteWebDatabase({ path, threads: 2, queryTimeoutMs: env.QUERY_TIMEOUT_MS });
+  const extractPool = createExtractPool();
   const renderer = createSsrRenderer({ loadPage: loadPageOnServer, rootLoader: rootLoaderOnServer, pages: options.pages });
   const build = readBuildInfo(clientDir);
   const app = createApp({
     env,
-    db: database.db,
-    logger: pino({ level: "silent" }),
+    db: web.db,
+    dataVersion: web.dataVersion,
+    extract: extractPool.extract,
+    logger: options.logger ?? pino({ level: "silent" }),
     getRenderer: async () => renderer,
     routePatterns: renderer.routePatterns,
     assets: readClientAssets(clientDir),
     build,
     clientDir,
     now: options.now,
+    pageCache: options.pageCache,
   });
   return {
     app,
     database,
+    reads: web,
     env,
     buildId: build.id,
     async close() {
+      await Promise.all([web.close(), extractPool.close()]);
       await database.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
     },

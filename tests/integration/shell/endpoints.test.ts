@@ -42,7 +42,7 @@ describe("health", () => {
 
   it("/readyz answers 503 when the database is gone", async () => {
     const broken = await createTestApp();
-    await broken.database.close();
+    await broken.reads.close();
     await request(broken.app).get("/readyz").expect(503);
     await broken.close().catch(() => undefined);
   });

@@ -1,3 +1,4 @@
+import { extractIndicators } from "../../../shared/ioc/extract";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -56,7 +57,10 @@ async function loggedApp(env: Record<string, string>, pages: readonly PageRoute[
   const clientDir = resolve(DIST_DIR, "client");
   const app = createApp({
     env: loadEnv({ NODE_ENV: "test", ...env }),
+    // A plain connection, which the tests close to make every loader fail.
     db: database.db,
+    dataVersion: () => "errors-test",
+    extract: async (text, limit) => extractIndicators(text, limit),
     logger: pino({ level: "error" }, sink),
     getRenderer: async () => renderer,
     routePatterns: renderer.routePatterns,

@@ -1,0 +1,25 @@
+import type SQLite from "better-sqlite3";
+
+/** Settings of a connection that writes: migrations and imports. */
+export function applyWritePragmas(sqlite: SQLite.Database): void {
+  // WAL lets readers (the web process's read pool) keep reading while an import writes.
+  sqlite.pragma("journal_mode = WAL");
+  sqlite.pragma("synchronous = NORMAL");
+  sqlite.pragma("foreign_keys = ON");
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma("cache_size = -65536");
+  sqlite.pragma("temp_store = MEMORY");
+}
+
+/**
+ * Settings of a read-only connection of the read pool. Each worker has its
+ * own page cache, so it is kept small and the file is memory-mapped instead:
+ * mapped pages are the operating system's page cache, shared by every worker
+ * rather than copied into each.
+ */
+export function applyReadPragmas(sqlite: SQLite.Database, cacheKib: number): void {
+  sqlite.pragma("busy_timeout = 5000");
+  sqlite.pragma(`cache_size = -${Math.max(1024, Math.round(cacheKib))}`);
+  sqlite.pragma("mmap_size = 4294967296");
+  sqlite.pragma("temp_store = MEMORY");
+}

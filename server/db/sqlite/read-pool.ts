@@ -1,0 +1,144 @@
+import { availableParallelism } from "node:os";
+import {
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type CompiledQuery,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type QueryResult,
+} from "kysely";
+import { Piscina } from "piscina";
+import { ClientGoneError, currentRequest } from "../../http/request-scope";
+import { entryFile } from "../../runtime/entry-file";
+import type { ReadResult, ReadTask, ReadWorkerData } from "./read-worker";
+
+export interface ReadPoolOptions {
+  path: string;
+  /** Worker threads, each with its own read-only connection. */
+  threads?: number;
+  /** A query still running after this long is stopped (its worker is replaced) and fails. */
+  queryTimeoutMs?: number;
+  /** Page cache of each connection. */
+  cacheKib?: number;
+}
+
+/** A read that took longer than the pool allows: the server answers 503 rather than wait. */
+export class QueryTimeoutError extends Error {
+  override name = "QueryTimeoutError";
+}
+
+export interface ReadPoolStats {
+  threads: number;
+  /** Reads waiting for a free worker. */
+  queued: number;
+  /** Fraction of the pool's time spent running reads since it started. */
+  utilization: number;
+}
+
+/**
+ * SQLite reads on worker threads. better-sqlite3 is synchronous: run on the
+ * web process's main thread, one slow query stops every other request, the
+ * health checks and signal handling with it. Here each worker has its own
+ * read-only connection (WAL lets readers run beside the import's writer),
+ * queries run in parallel, and a read whose client went away is dropped from
+ * the queue, or stopped if it already runs.
+ */
+export class SqliteReadPool {
+  readonly #pool: Piscina<ReadTask, ReadResult>;
+  readonly #queryTimeoutMs: number;
+  #closed = false;
+
+  constructor({ path, threads, queryTimeoutMs = 10_000, cacheKib = 16_384 }: ReadPoolOptions) {
+    const size = threads ?? Math.max(2, availableParallelism());
+    const worker = entryFile(import.meta.url, "./read-worker.ts", "read-worker");
+    this.#queryTimeoutMs = queryTimeoutMs;
+    this.#pool = new Piscina<ReadTask, ReadResult>({
+      filename: worker.url.href,
+      execArgv: worker.execArgv,
+      minThreads: size,
+      maxThreads: size,
+      // Keep every worker (and its warm page cache) for the life of the process.
+      idleTimeout: Number.POSITIVE_INFINITY,
+      workerData: { path, cacheKib } satisfies ReadWorkerData,
+    });
+  }
+
+  async run(sql: string, parameters: readonly unknown[]): Promise<ReadResult> {
+    if (this.#closed) throw new Error("the database's read pool is closed");
+    const request = currentRequest()?.signal;
+    if (request?.aborted) throw new ClientGoneError();
+    const timeout = AbortSignal.timeout(this.#queryTimeoutMs);
+    const signal = request ? AbortSignal.any([request, timeout]) : timeout;
+    try {
+      return await this.#pool.run({ sql, parameters }, { signal });
+    } catch (error) {
+      if (request?.aborted) throw new ClientGoneError();
+      if (timeout.aborted) throw new QueryTimeoutError(`a database read took longer than ${this.#queryTimeoutMs} ms and was stopped`);
+      throw error;
+    }
+  }
+
+  stats(): ReadPoolStats {
+    return { threads: this.#pool.threads.length, queued: this.#pool.queueSize, utilization: this.#pool.utilization };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#pool.destroy();
+  }
+}
+
+class ReadPoolConnection implements DatabaseConnection {
+  constructor(private readonly pool: SqliteReadPool) {}
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const { rows } = await this.pool.run(compiled.sql, compiled.parameters);
+    return { rows: rows as R[] };
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    // A stream would hold a worker while its client reads slowly; exports read in batches instead.
+    throw new Error("the read pool does not stream: read in batches");
+  }
+}
+
+class ReadPoolDriver implements Driver {
+  readonly #connection: ReadPoolConnection;
+
+  constructor(private readonly pool: SqliteReadPool) {
+    this.#connection = new ReadPoolConnection(pool);
+  }
+
+  async init(): Promise<void> {}
+
+  /** Connections are stateless handles to the pool: many queries run at once. */
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return this.#connection;
+  }
+
+  async beginTransaction(): Promise<void> {
+    throw new Error("the read pool runs no transactions");
+  }
+
+  async commitTransaction(): Promise<void> {}
+  async rollbackTransaction(): Promise<void> {}
+  async releaseConnection(): Promise<void> {}
+
+  async destroy(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+/** A Kysely dialect whose queries run on the read pool. */
+export function readPoolDialect(pool: SqliteReadPool): Dialect {
+  return {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new ReadPoolDriver(pool),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  };
+}

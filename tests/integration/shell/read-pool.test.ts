@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import SQLite from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { QueryTimeoutError, SqliteReadPool } from "../../../server/db/sqlite/read-pool";
+import { ClientGoneError, runInScope } from "../../../server/http/request-scope";
+
+/** A query that runs for minutes unless it is stopped. */
+const ENDLESS = "with recursive n(i) as (select 1 union all select i + 1 from n where i < 10000000000) select count(*) as c from n";
+
+describe("the read pool", () => {
+  let dir: string;
+  let pool: SqliteReadPool;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "threat-radar-pool-"));
+    const path = join(dir, "pool.sqlite");
+    const writer = new SQLite(path);
+    writer.pragma("journal_mode = WAL");
+    writer.exec("create table t (x integer); insert into t values (1), (2), (3);");
+    writer.close();
+    pool = new SqliteReadPool({ path, threads: 1, queryTimeoutMs: 60_000 });
+  });
+  afterAll(async () => {
+    await pool.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("answers reads on a worker thread", async () => {
+    expect(await pool.run("select sum(x) as s from t where x > ?", [1])).toEqual({ rows: [{ s: 5 }] });
+  });
+
+  it("refuses to write", async () => {
+    await expect(pool.run("insert into t values (4)", [])).rejects.toThrow(/read-only/);
+  });
+
+  it("does no work for a client that left before its read started", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(runInScope({ signal: controller.signal }, () => pool.run("select 1", []))).rejects.toBeInstanceOf(ClientGoneError);
+  });
+
+  it("stops a running read when its client leaves, and keeps serving others", async () => {
+    const controller = new AbortController();
+    const endless = runInScope({ signal: controller.signal }, () => pool.run(ENDLESS, []));
+    // The only worker is busy with the endless query: this one waits in the pool's queue.
+    const queued = pool.run("select count(*) as n from t", []);
+    setTimeout(() => controller.abort(), 50);
+    await expect(endless).rejects.toBeInstanceOf(ClientGoneError);
+    expect(await queued).toEqual({ rows: [{ n: 3 }] });
+  });
+
+  it("stops a read that runs past its time limit", async () => {
+    const strict = new SqliteReadPool({ path: join(dir, "pool.sqlite"), threads: 1, queryTimeoutMs: 200 });
+    try {
+      await expect(strict.run(ENDLESS, [])).rejects.toBeInstanceOf(QueryTimeoutError);
+      // The stopped worker is replaced; until its replacement has started, a read may time out too.
+      let answer: unknown = null;
+      while (answer === null) answer = await strict.run("select 2 as two", []).catch(() => null);
+      expect(answer).toEqual({ rows: [{ two: 2 }] });
+    } finally {
+      await strict.close();
+    }
+  });
+});
