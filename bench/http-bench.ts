@@ -54,3 +54,32 @@ export const ms = (value: number) => value.toFixed(1);
 
 /** One row of a latency table. */
 export const latencyRow = (label: string) => (r: LatencySummary) => ({ [label]: r.name, p50: ms(r.p50), p95: ms(r.p95), max: ms(r.max) });
+
+/**
+ * Bytes and CPU of gzip at each level for real responses, to choose the
+ * level of dynamic responses (COMPRESSION_LEVEL): pages from the page cache
+ * are compressed once, at 9, whatever is chosen here. CPU is the median of
+ * repeated runs, per MB of input.
+ */
+export function compressionTable(samples: ReadonlyArray<{ name: string; body: string }>): Array<Record<string, string | number>> {
+  const levels = [1, 3, 4, 6, 9];
+  const input = Buffer.concat(samples.map((sample) => Buffer.from(sample.body)));
+  const megabytes = input.length / 1e6;
+  return levels.map((level) => {
+    const times: number[] = [];
+    let size = 0;
+    for (let run = 0; run < 15; run++) {
+      const started = process.cpuUsage();
+      size = samples.reduce((sum, sample) => sum + gzipSync(sample.body, { level }).length, 0);
+      const used = process.cpuUsage(started);
+      times.push((used.user + used.system) / 1000);
+    }
+    times.sort((a, b) => a - b);
+    return {
+      level,
+      "bytes out": size,
+      "ratio %": ((100 * size) / input.length).toFixed(1),
+      "CPU ms per MB in": (times[Math.floor(times.length / 2)]! / megabytes).toFixed(1),
+    };
+  });
+}

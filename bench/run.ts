@@ -7,11 +7,13 @@ import { createApp } from "../server/app";
 import { loadEnv } from "../server/config/env";
 import { openSqliteDatabase } from "../server/db/connection";
 import { migrateToLatest } from "../server/db/migrate";
+import { openSqliteWebDatabase } from "../server/db/sqlite/web-database";
+import { createExtractPool } from "../server/ioc/extract-pool";
 import { loadPageOnServer, rootLoaderOnServer } from "../server/pages/loaders";
 import { readBuildInfo, readClientAssets } from "../server/ssr/assets";
 import { loadBuiltRenderer } from "../server/ssr/load-renderer";
 import { cveHttp, cveQueryBreakdown } from "./cve-bench";
-import { gzipSize, latencyRow, measure, printTable } from "./http-bench";
+import { compressionTable, gzipSize, latencyRow, measure, printTable } from "./http-bench";
 import { iocBenchClock, iocHttp, iocQueryBreakdown } from "./ioc-bench";
 
 /**
@@ -40,6 +42,9 @@ if (!existsSync(values.db)) {
 
 const database = openSqliteDatabase(values.db);
 await migrateToLatest(database.db);
+// The HTTP figures go through the production read path: the read pool and the extraction thread.
+const web = openSqliteWebDatabase({ path: values.db, queryTimeoutMs: 60_000 });
+const extractPool = createExtractPool();
 const count = async (table: "cves" | "indicators") =>
   Number((await database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n);
 const clock = await iocBenchClock(database.db);
@@ -61,7 +66,9 @@ const app = createApp({
     RATE_LIMIT_API_MAX: "1000000",
     RATE_LIMIT_LOOKUP_MAX: "1000000",
   }),
-  db: database.db,
+  db: web.db,
+  dataVersion: web.dataVersion,
+  extract: extractPool.extract,
   logger: pino({ level: "silent" }),
   getRenderer: async () => renderer,
   routePatterns: renderer.routePatterns,
@@ -105,5 +112,15 @@ for (const route of routes) {
 }
 printTable("What the browser receives per route (bytes)", sizes);
 
+const samples = [];
+for (const path of [...routes, "/api/v1/cves", "/api/v1/iocs", "/api/v1/cves/stats"]) {
+  samples.push({ name: path, body: await (await fetch(`${base}${path}`, { headers: { "Accept-Encoding": "identity" } })).text() });
+}
+printTable(
+  `gzip level for dynamic responses (COMPRESSION_LEVEL, now ${loadEnv({}).COMPRESSION_LEVEL}): ${samples.length} responses, ${samples.reduce((n, s) => n + s.body.length, 0)} bytes`,
+  compressionTable(samples),
+);
+
 server.close();
+await Promise.all([web.close(), extractPool.close()]);
 await database.close();

@@ -4,7 +4,6 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { ViteDevServer } from "vite";
 import type { BuildInfo } from "../shared/config/public-config";
-import { RATE_LIMIT_STATUS } from "../shared/constants";
 import { toPublicConfig, trustProxySetting, type Env } from "./config/env";
 import type { Database } from "./db/schema";
 import type { PipelineConfig } from "./pipeline/config";
@@ -14,10 +13,12 @@ import { openApiRoutes } from "./api/openapi";
 import { createSourcesRouter } from "./api/sources";
 import { suggestRoutes } from "./api/suggest";
 import { createCveService } from "./cve/service";
-import { createVersionedCache } from "./db/versioned-cache";
+import { createVersionedCache, type DataVersion } from "./db/versioned-cache";
 import { queryHomeOverview } from "./home/overview";
+import type { Extract } from "./ioc/extract-pool";
 import { createIocService } from "./ioc/service";
 import { accessLog } from "./http/access-log";
+import { createAdmission } from "./http/admission";
 import { buildRoutes } from "./http/builds";
 import { apiNotFound, errorHandler } from "./http/errors";
 import { healthRoutes } from "./http/health";
@@ -25,13 +26,21 @@ import { pageHandler } from "./http/pages";
 import { payloadHandler } from "./http/payload";
 import { apiRateLimit, pageRateLimit } from "./http/rate-limit";
 import type { RequestContext } from "./http/request-context";
+import { requestScope } from "./http/request-scope";
+import { shedHandler } from "./http/shed";
 import { assignNonce, securityHeaders } from "./security/csp";
 import type { ClientAssets } from "./ssr/assets";
 import type { SsrRenderer } from "./ssr/entry";
+import { PageCache } from "./ssr/page-cache";
 
 export interface AppDependencies {
   env: Env;
+  /** Read access to the data: the read pool in production, a plain connection in some tests. */
   db: Kysely<Database>;
+  /** Changes whenever the data does; every cache is keyed by it. */
+  dataVersion: DataVersion;
+  /** Indicator extraction for bulk lookups, off the main thread in production. */
+  extract: Extract;
   logger: Logger;
   /** The SSR half of the route table: the built bundle in production, Vite's module graph in development. */
   getRenderer: () => Promise<SsrRenderer>;
@@ -45,41 +54,77 @@ export interface AppDependencies {
   /** Lets `/api/v1/sources` report each source's schedule. */
   pipelineConfig?: PipelineConfig;
   now?: () => Date;
+  /** The cache of rendered pages; by default one of PAGE_CACHE_MB (none in development or at 0). */
+  pageCache?: PageCache | null;
+  /** Set while the server shuts down: responses then close their connection. */
+  isShuttingDown?: () => boolean;
 }
 
 /** Builds the Express application. It never listens: server/index.ts does, and tests use it directly. */
 export function createApp(deps: AppDependencies): Express {
-  const { env, db, logger } = deps;
+  const { env, db, logger, dataVersion } = deps;
   const publicConfig = toPublicConfig(env);
   const boot = { config: publicConfig, build: deps.build };
   const now = deps.now ?? (() => new Date());
-  const cves = createCveService(db);
-  const iocs = createIocService(db);
-  const homeCache = createVersionedCache(db, 50);
+  const cves = createCveService(db, dataVersion);
+  const iocs = createIocService(db, dataVersion, deps.extract);
+  const homeCache = createVersionedCache(dataVersion, 50);
   const overview = (at: Date) => queryHomeOverview({ db, cves, cached: homeCache, pipelineConfig: deps.pipelineConfig }, at);
-  const requestContext = (res: express.Response): RequestContext => ({
-    db,
-    now,
-    cves,
-    iocs,
-    overview,
-    forcedError: res.locals.rateLimited
-      ? { status: RATE_LIMIT_STATUS, message: "Too many requests" }
-      : undefined,
-  });
+  const requestContext = (res: express.Response): RequestContext => ({ db, now, cves, iocs, overview, forcedError: res.locals.forcedError });
   const limits = { windowMs: env.RATE_LIMIT_WINDOW_MS };
+  // Development renders from changing sources: nothing is kept.
+  const pageCache =
+    deps.pageCache !== undefined
+      ? deps.pageCache
+      : env.PAGE_CACHE_MB > 0 && !deps.vite
+        ? new PageCache({ maxBytes: env.PAGE_CACHE_MB * 1024 * 1024, level: 9 })
+        : null;
+  const cacheScope = () => `${deps.build.id}|${dataVersion()}|${now().toISOString().slice(0, 13)}`;
+
+  const pages = pageHandler({
+    getRenderer: deps.getRenderer,
+    assets: deps.assets,
+    boot,
+    requestContext,
+    abortAfterMs: env.SSR_ABORT_MS,
+    logger,
+    cache: pageCache ? { store: pageCache, scope: cacheScope } : undefined,
+    devHead: deps.vite ? viteDevHead(deps.vite) : undefined,
+  });
+  const payloads = payloadHandler({
+    getRenderer: deps.getRenderer,
+    build: deps.build,
+    requestContext,
+    logger,
+    cache: pageCache ? { store: pageCache, scope: cacheScope } : undefined,
+  });
+  const admission = createAdmission({
+    concurrency: env.SERVE_CONCURRENCY,
+    queueBudgetMs: env.SERVE_QUEUE_MS,
+    maxQueue: env.SERVE_QUEUE_MAX,
+    shed: shedHandler({ pages, payloads, logger }),
+  });
 
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", trustProxySetting(env.TRUST_PROXY));
   app.use(accessLog(logger));
+  app.use(requestScope);
+  if (deps.isShuttingDown) {
+    const shuttingDown = deps.isShuttingDown;
+    // A keep-alive client would otherwise keep sending requests to a server that is leaving.
+    app.use((_req, res, next) => {
+      if (shuttingDown()) res.set("Connection", "close");
+      next();
+    });
+  }
   app.use(assignNonce);
   app.use(securityHeaders({ config: publicConfig, dev: Boolean(deps.vite) }));
-  app.use(compression());
+  app.use(compression({ level: env.COMPRESSION_LEVEL }));
 
+  // Health, build information and static files answer at once: they never wait in line.
   app.use(healthRoutes(db));
   app.use(buildRoutes({ build: deps.build, routePatterns: deps.routePatterns }));
-
   if (deps.vite) {
     app.use(deps.vite.middlewares);
   } else if (deps.clientDir) {
@@ -89,14 +134,16 @@ export function createApp(deps: AppDependencies): Express {
 
   const api = express.Router();
   api.use(apiRateLimit({ ...limits, limit: env.RATE_LIMIT_API_MAX }));
+  api.use(admission.middleware);
   api.use(express.json({ limit: "1mb" }));
-  api.use("/v1", cveRoutes({ db, cves, now, siteUrl: env.SITE_URL }));
+  api.use("/v1", cveRoutes({ db, cves, now, logger, siteUrl: env.SITE_URL }));
   api.use(
     "/v1",
     iocRoutes({
       db,
       iocs,
       now,
+      logger,
       siteUrl: env.SITE_URL,
       botCheck: env.RECAPTCHA_SITE_KEY
         ? { secret: env.RECAPTCHA_SECRET_KEY ?? "", verifyUrl: env.RECAPTCHA_VERIFY_URL, minScore: env.RECAPTCHA_MIN_SCORE }
@@ -110,21 +157,15 @@ export function createApp(deps: AppDependencies): Express {
   api.use(apiNotFound);
   app.use("/api", api);
 
-  app.use(pageRateLimit({ ...limits, limit: env.RATE_LIMIT_PAGES_MAX }));
-  app.get("/{*path}", payloadHandler({ getRenderer: deps.getRenderer, build: deps.build, requestContext, logger }));
-  app.get(
-    "/{*path}",
-    pageHandler({
-      getRenderer: deps.getRenderer,
-      assets: deps.assets,
-      boot,
-      requestContext,
-      abortAfterMs: env.SSR_ABORT_MS,
-      logger,
-      devHead: deps.vite ? viteDevHead(deps.vite) : undefined,
-    }),
-  );
-  app.use(errorHandler(logger));
+  // Pages match their paths themselves (React Router), so Express never decodes a path here:
+  // an undecodable one reaches the router and gets the error screen like any unknown page.
+  const pageRoute = express.Router();
+  pageRoute.use(pageRateLimit({ ...limits, limit: env.RATE_LIMIT_PAGES_MAX }));
+  pageRoute.use(admission.middleware);
+  pageRoute.use((req, res, next) => (req.method === "GET" || req.method === "HEAD" ? payloads(req, res, next) : next()));
+  pageRoute.use((req, res, next) => (req.method === "GET" || req.method === "HEAD" ? pages(req, res, next) : next()));
+  app.use(pageRoute);
+  app.use(errorHandler({ logger, pages, payloads }));
   return app;
 }
 

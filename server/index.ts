@@ -4,6 +4,8 @@ import { createApp } from "./app";
 import { ConfigError, loadEnv } from "./config/env";
 import { openSqliteDatabase } from "./db/connection";
 import { migrateToLatest } from "./db/migrate";
+import { openSqliteWebDatabase } from "./db/sqlite/web-database";
+import { createExtractPool } from "./ioc/extract-pool";
 import { createLogger } from "./logger";
 import { loadPipelineConfig, PipelineConfigError } from "./pipeline/config";
 import { startScheduler } from "./pipeline/scheduler";
@@ -22,12 +24,25 @@ async function main(): Promise<void> {
   const logger = createLogger(env.LOG_LEVEL);
 
   const databasePath = resolve(env.DATABASE_PATH);
-  const database = openSqliteDatabase(databasePath);
-  const applied = await migrateToLatest(database.db);
+  const migrations = openSqliteDatabase(databasePath);
+  const applied = await migrateToLatest(migrations.db);
   if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
+  await migrations.close();
+  const web = openSqliteWebDatabase({ path: databasePath, threads: env.DATABASE_READ_THREADS, queryTimeoutMs: env.QUERY_TIMEOUT_MS });
+  const extractPool = createExtractPool();
   // Imports get their own connection so that WAL lets pages read while they write.
   const importDatabase = openSqliteDatabase(databasePath);
   const scheduler = startScheduler({ db: importDatabase.db, config: pipelineConfig, logger });
+  let shuttingDown = false;
+  const common = {
+    env,
+    db: web.db,
+    dataVersion: web.dataVersion,
+    extract: extractPool.extract,
+    logger,
+    pipelineConfig,
+    isShuttingDown: () => shuttingDown,
+  };
 
   const routePatterns = pageRoutes.map((page) => page.path);
   let app;
@@ -37,29 +52,23 @@ async function main(): Promise<void> {
     // Builds the route table now: a route naming unknown middleware stops the start, not the first request.
     const getRenderer = await devRendererSource(vite, rendererOptions);
     app = createApp({
-      env,
-      db: database.db,
-      logger,
+      ...common,
       vite,
       getRenderer,
       routePatterns,
       assets: devClientAssets,
       build: { id: "development", timestamp: Date.now() },
-      pipelineConfig,
     });
   } else {
     const clientDir = resolve(DIST, "client");
     const renderer = await loadBuiltRenderer(resolve(DIST, "server"), rendererOptions);
     app = createApp({
-      env,
-      db: database.db,
-      logger,
+      ...common,
       getRenderer: async () => renderer,
       routePatterns: renderer.routePatterns,
       assets: readClientAssets(clientDir),
       build: readBuildInfo(clientDir),
       clientDir,
-      pipelineConfig,
     });
   }
 
@@ -67,16 +76,19 @@ async function main(): Promise<void> {
     logger.info({ port: env.PORT, host: env.HOST, dev }, `listening on http://${env.HOST}:${env.PORT}`);
   });
 
-  let stopping = false;
   const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
+    if (shuttingDown) return;
+    shuttingDown = true;
     logger.info({ signal }, "shutting down: no new connections, finishing in-flight requests");
     const force = setTimeout(() => server.closeAllConnections(), env.SHUTDOWN_GRACE_MS);
     force.unref();
+    // Responses now say "Connection: close"; idle keep-alive connections are closed as soon as they are idle.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
+    sweep.unref();
     server.close(async () => {
+      clearInterval(sweep);
       await scheduler.stop();
-      await Promise.all([database.close(), importDatabase.close()]);
+      await Promise.all([web.close(), extractPool.close(), importDatabase.close()]);
       logger.info("stopped");
       process.exit(0);
     });

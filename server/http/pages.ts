@@ -1,13 +1,22 @@
 import { Transform } from "node:stream";
-import type { RequestHandler, Response as ExpressResponse } from "express";
+import type { Request, RequestHandler, Response as ExpressResponse } from "express";
 import type { Logger } from "pino";
 import type { BootState } from "../../shared/config/public-config";
 import type { ClientAssets } from "../ssr/assets";
 import { DOCUMENT_TAIL, documentHead } from "../ssr/document";
 import type { SsrRenderer } from "../ssr/entry";
-import { hideUnexpectedRouteErrors } from "./errors";
+import { sendCachedDocument, type PageCache } from "../ssr/page-cache";
+import { settleRouteErrors } from "./errors";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
 import type { RequestContext } from "./request-context";
+import { isClientGone } from "./request-scope";
+import { RETRY_AFTER_SECONDS } from "./shed";
+
+export interface ResponseCache {
+  store: PageCache;
+  /** What every cached document depends on besides its URL: build, data version, hour of the clock. */
+  scope: () => string;
+}
 
 export interface PageHandlerOptions {
   getRenderer: () => Promise<SsrRenderer>;
@@ -16,6 +25,7 @@ export interface PageHandlerOptions {
   requestContext: (res: ExpressResponse) => RequestContext;
   abortAfterMs: number;
   logger: Logger;
+  cache?: ResponseCache;
   /** Vite's dev preamble for <head>, given the request's URL and nonce. */
   devHead?: (url: string, nonce: string) => Promise<string>;
 }
@@ -24,9 +34,33 @@ const FALLBACK_ERROR_HTML =
   '<!DOCTYPE html><html lang="en-US"><head><meta charset="utf-8"><title>Something went wrong</title></head>' +
   "<body><h1>Something went wrong</h1><p>Please try again later.</p></body></html>";
 
-/** Streams a server-rendered page: head first, then React's stream, then the tail. */
+const HTML = "text/html; charset=utf-8";
+
+/**
+ * The key of a page in the cache, or null when it must be rendered for this
+ * request alone. A forced error screen (429, 503) does not depend on the URL,
+ * so one copy serves every such request.
+ */
+export function cacheKey(req: Request, res: ExpressResponse, cache: ResponseCache | undefined, kind: "page" | "payload"): string | null {
+  if (!cache) return null;
+  const forced = res.locals.forcedError;
+  if (forced) return `${kind}|forced|${forced.status}|${cache.scope()}`;
+  return `${kind}|${cache.scope()}|${req.originalUrl}`;
+}
+
+/**
+ * Streams a server-rendered page: head first, then React's stream, then the
+ * tail. A page that rendered completely with status 200 (or a forced error
+ * screen) is kept in the cache, with this response's nonce cut out of it, so
+ * the next request for it is served without running a loader or React.
+ */
 export function pageHandler(options: PageHandlerOptions): RequestHandler {
+  const { logger } = options;
   return async (req, res, next) => {
+    const nonce = res.locals.cspNonce;
+    const key = cacheKey(req, res, options.cache, "page");
+    const hit = key === null ? undefined : options.cache?.store.get(key);
+    if (hit) return sendCachedDocument(req, res, hit, nonce);
     try {
       const renderer = await options.getRenderer();
       const result = await renderer.query(toFetchRequest(req, res), options.requestContext(res));
@@ -35,8 +69,11 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
         return;
       }
       const context = result;
-      hideUnexpectedRouteErrors(context, options.logger, req.originalUrl);
-      const nonce = res.locals.cspNonce;
+      if (settleRouteErrors(context, logger, req.originalUrl) === "client-gone") {
+        logger.debug({ url: req.originalUrl }, "client went away before its page was rendered");
+        return;
+      }
+      if (context.statusCode === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
       const pageIds = renderer.pageIds(context);
       const head = documentHead({
         meta: renderer.meta(context, options.boot),
@@ -47,10 +84,24 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
         devHead: options.devHead ? await options.devHead(req.originalUrl, nonce) : undefined,
       });
 
+      const forced = res.locals.forcedError;
+      const cacheable = key !== null && (forced ? context.statusCode === forced.status : context.statusCode === 200);
+      const written: string[] = [head];
       let renderFailed = false;
+      // Why the render stopped early: our own time limit (worth an error line) or a client that left (not).
+      let aborted: "timeout" | "client-gone" | null = null;
       const body = new Transform({
-        transform: (chunk, _encoding, done) => done(null, chunk),
-        flush: (done) => done(null, DOCUMENT_TAIL),
+        transform: (chunk: Buffer | string, _encoding, done) => {
+          if (cacheable) written.push(chunk.toString());
+          done(null, chunk);
+        },
+        flush: (done) => {
+          if (cacheable && !renderFailed && aborted === null) {
+            written.push(DOCUMENT_TAIL);
+            options.cache?.store.set(key, { status: context.statusCode, contentType: HTML, text: written.join("") }, nonce);
+          }
+          done(null, DOCUMENT_TAIL);
+        },
       });
       // React flushes its destination after each chunk; pass that on to compression.
       Object.assign(body, { flush: () => (res as ExpressResponse & { flush?: () => void }).flush?.() });
@@ -61,23 +112,38 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
         bootstrapModules: [options.assets.entry],
         onShellReady() {
           res.status(renderFailed ? 500 : context.statusCode);
-          res.set({ "Content-Type": "text/html; charset=utf-8", "Cache-Control": "private, no-cache" });
+          res.set({ "Content-Type": HTML, "Cache-Control": "private, no-cache", Vary: "Accept-Encoding" });
           res.write(head);
           body.pipe(res);
           stream.pipe(body);
         },
         onShellError(error) {
-          options.logger.error({ err: error, url: req.originalUrl }, "server render failed");
+          logger.error({ err: error, url: req.originalUrl }, "server render failed");
           if (!res.headersSent) res.status(500).type("html").send(FALLBACK_ERROR_HTML);
         },
         onError(error) {
+          if (aborted === "client-gone") return;
           renderFailed = true;
-          options.logger.error({ err: error, url: req.originalUrl }, "error while rendering");
+          logger.error({ err: error, url: req.originalUrl }, "error while rendering");
         },
       });
-      const abortTimer = setTimeout(() => stream.abort(), options.abortAfterMs);
-      res.on("close", () => clearTimeout(abortTimer));
+      const abortTimer = setTimeout(() => {
+        aborted = "timeout";
+        stream.abort();
+      }, options.abortAfterMs);
+      res.on("close", () => {
+        clearTimeout(abortTimer);
+        if (res.writableFinished) return;
+        // The client left mid-page: stop rendering for nobody, and say so once.
+        aborted = "client-gone";
+        stream.abort();
+        logger.info({ url: req.originalUrl }, "render aborted: the client went away");
+      });
     } catch (error) {
+      if (isClientGone(error)) {
+        logger.debug({ url: req.originalUrl }, "client went away before its page was rendered");
+        return;
+      }
       next(error);
     }
   };

@@ -5,18 +5,24 @@ import type { BuildInfo } from "../../shared/config/public-config";
 import { PAYLOAD_FILE } from "../../shared/constants";
 import type { PagePayload } from "../../shared/routes/payload";
 import type { SsrRenderer } from "../ssr/entry";
-import { hideUnexpectedRouteErrors, INTERNAL_ERROR_MESSAGE } from "./errors";
+import { sendCachedDocument } from "../ssr/page-cache";
+import { settleRouteErrors, INTERNAL_ERROR_MESSAGE } from "./errors";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
+import { cacheKey, type ResponseCache } from "./pages";
 import type { RequestContext } from "./request-context";
+import { isClientGone } from "./request-scope";
+import { RETRY_AFTER_SECONDS } from "./shed";
 
 export interface PayloadHandlerOptions {
   getRenderer: () => Promise<SsrRenderer>;
   build: BuildInfo;
   requestContext: (res: ExpressResponse) => RequestContext;
   logger: Logger;
+  cache?: ResponseCache;
 }
 
 const SUFFIX = `/${PAYLOAD_FILE}`;
+const JSON_TYPE = "application/json; charset=utf-8";
 
 function errorBody(error: unknown): { statusCode: number; message: string } {
   if (isRouteErrorResponse(error)) {
@@ -29,11 +35,15 @@ function errorBody(error: unknown): { statusCode: number; message: string } {
 /**
  * `GET /<page path>/_payload.json?<buildId>&<page query>`: the page's loader
  * data as JSON, from the same loaders that server rendering uses, so the
- * browser's navigations and the first render share one data path.
+ * browser's navigations and the first render share one data path. Payloads
+ * are cached like pages.
  */
 export function payloadHandler(options: PayloadHandlerOptions): RequestHandler {
   return async (req, res, next) => {
     if (!req.path.endsWith(SUFFIX)) return next();
+    const key = cacheKey(req, res, options.cache, "payload");
+    const hit = key === null ? undefined : options.cache?.store.get(key);
+    if (hit) return sendCachedDocument(req, res, hit, "");
     try {
       const pagePath = req.path.slice(0, -SUFFIX.length) || "/";
       const query = new URLSearchParams(req.originalUrl.split("?")[1] ?? "");
@@ -42,22 +52,36 @@ export function payloadHandler(options: PayloadHandlerOptions): RequestHandler {
 
       const renderer = await options.getRenderer();
       const result = await renderer.query(toFetchRequest(req, res, `${pagePath}${search}`), options.requestContext(res));
-      res.set("Cache-Control", "private, no-cache");
 
+      let status = 200;
       let payload: PagePayload;
       if (result instanceof Response) {
         payload = { kind: "redirect", location: redirectTarget(result), status: result.status };
       } else if (result.errors) {
-        hideUnexpectedRouteErrors(result, options.logger, req.originalUrl);
+        if (settleRouteErrors(result, options.logger, req.originalUrl) === "client-gone") {
+          options.logger.debug({ url: req.originalUrl }, "client went away before its payload was loaded");
+          return;
+        }
+        if (result.statusCode === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
         const error = errorBody(Object.values(result.errors)[0]);
-        res.status(error.statusCode);
+        status = error.statusCode;
         payload = { kind: "error", error };
       } else {
         const leaf = result.matches.at(-1);
+        status = result.statusCode;
         payload = { kind: "data", data: leaf ? result.loaderData[leaf.route.id] ?? null : null };
       }
-      res.json(payload);
+      const text = JSON.stringify(payload);
+      const forced = res.locals.forcedError;
+      if (key !== null && (forced ? status === forced.status : status === 200 && payload.kind === "data")) {
+        options.cache?.store.set(key, { status, contentType: JSON_TYPE, text }, null);
+      }
+      res.status(status).set({ "Content-Type": JSON_TYPE, "Cache-Control": "private, no-cache", Vary: "Accept-Encoding" }).send(text);
     } catch (error) {
+      if (isClientGone(error)) {
+        options.logger.debug({ url: req.originalUrl }, "client went away before its payload was loaded");
+        return;
+      }
       next(error);
     }
   };

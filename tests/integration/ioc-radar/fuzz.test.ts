@@ -7,7 +7,14 @@ let t: TestApp;
 let server: Server;
 let base: string;
 beforeAll(async () => {
-  t = await createTestApp({ databasePath: inject("snapshotDatabase"), now: () => new Date(SNAPSHOT_NOW), env: { RATE_LIMIT_PAGES_MAX: "100000", RATE_LIMIT_API_MAX: "100000", RATE_LIMIT_LOOKUP_MAX: "100000" } });
+  t = await createTestApp({ databasePath: inject("snapshotDatabase"), now: () => new Date(SNAPSHOT_NOW), env: {
+      RATE_LIMIT_PAGES_MAX: "100000",
+      RATE_LIMIT_API_MAX: "100000",
+      RATE_LIMIT_LOOKUP_MAX: "100000",
+      // This test is about input, not load: fifty requests at a time must wait in line, not be turned away.
+      SERVE_QUEUE_MS: "60000",
+    },
+  });
   // One listener for all requests (supertest would open one per request).
   server = t.app.listen(0, "127.0.0.1");
   await new Promise((done) => server.once("listening", done));

@@ -1,0 +1,189 @@
+import { request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
+import request from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PageCache } from "../../../server/ssr/page-cache";
+import { cspNonce } from "../../helpers/html";
+import { createTestApp, type TestApp } from "../../helpers/test-app";
+
+/** A response's body with its own nonce replaced, to compare two responses of one page. */
+function withoutNonce(res: request.Response): string {
+  return res.text.replaceAll(cspNonce(res.headers["content-security-policy"]), "NONCE");
+}
+
+describe("the page cache", () => {
+  let t: TestApp;
+  const cache = new PageCache({ maxBytes: 16 * 1024 * 1024, level: 9 });
+
+  beforeAll(async () => {
+    t = await createTestApp({ pageCache: cache });
+  });
+  afterAll(() => t.close());
+
+  it("serves a repeated view from the cache: the same page, with each response's own nonce", async () => {
+    const before = cache.stats();
+    const first = await request(t.app).get("/cve-radar?kev=1").expect(200);
+    const second = await request(t.app).get("/cve-radar?kev=1").expect(200);
+    expect(cache.stats().misses - before.misses).toBe(1);
+    expect(cache.stats().hits - before.hits).toBe(1);
+    expect(withoutNonce(second)).toBe(withoutNonce(first));
+    const nonces = [first, second].map((res) => cspNonce(res.headers["content-security-policy"]));
+    expect(nonces[0]).not.toBe(nonces[1]);
+    // Every inline script of the cached copy carries this response's nonce, and no other.
+    const scripts = [...second.text.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+    expect(scripts.length).toBeGreaterThanOrEqual(2);
+    for (const script of scripts) expect(script).toContain(`nonce="${nonces[1]}"`);
+    expect(second.text).not.toContain(nonces[0]);
+    expect(second.headers["content-encoding"]).toBe("gzip");
+    expect(second.headers["content-type"]).toBe("text/html; charset=utf-8");
+    expect(second.headers["cache-control"]).toBe("private, no-cache");
+  });
+
+  it("sends the cached page uncompressed to a client that does not take gzip", async () => {
+    await request(t.app).get("/ioc-radar").expect(200);
+    const plain = await request(t.app).get("/ioc-radar").set("Accept-Encoding", "identity").expect(200);
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.text).toContain(`nonce="${cspNonce(plain.headers["content-security-policy"])}"`);
+  });
+
+  it("renders again once the data changed", async () => {
+    await request(t.app).get("/cve-radar").expect(200);
+    const misses = cache.stats().misses;
+    await t.database.db.insertInto("sources").values({ name: "cisa-kev", status: "ok", last_success_at: new Date().toISOString() }).execute();
+    await request(t.app).get("/cve-radar").expect(200);
+    expect(cache.stats().misses).toBe(misses + 1);
+  });
+
+  it("caches page payloads too", async () => {
+    const url = `/ioc-radar/_payload.json?${t.buildId}&type=url`;
+    const first = await request(t.app).get(url).expect(200);
+    const hits = cache.stats().hits;
+    const second = await request(t.app).get(url).expect(200);
+    expect(cache.stats().hits).toBe(hits + 1);
+    expect(second.body).toEqual(first.body);
+    expect(second.body.kind).toBe("data");
+  });
+
+  it("keeps one copy of the 429 screen for every rate-limited page, each with its own nonce", async () => {
+    const limitedApp = await createTestApp({ pageCache: new PageCache({ maxBytes: 1024 * 1024, level: 9 }), env: { RATE_LIMIT_PAGES_MAX: "2" } });
+    const over = [];
+    for (let i = 0; i < 6; i++) over.push(await request(limitedApp.app).get(`/cve-radar?page=${i + 1}`));
+    await limitedApp.close();
+    const limited = over.filter((res) => res.status === 429);
+    expect(limited.length).toBeGreaterThanOrEqual(2);
+    expect(withoutNonce(limited[1]!)).toBe(withoutNonce(limited[0]!));
+    expect(limited[1]!.text).toContain("Too many requests");
+  });
+});
+
+describe("bad input gets a clear 4xx, never a 5xx", () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ pageCache: null });
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    "/api/v1/cves?q=a%00b",
+    "/api/v1/cves/stats?q=%00",
+    "/api/v1/cves/feed.atom?q=x%00",
+    "/api/v1/cves/export.csv?q=x%00",
+    "/api/v1/iocs?q=evil%00.com",
+    "/api/v1/iocs/stats?malware=%1b[31m",
+    "/api/v1/iocs/export.json?q=%7f",
+  ])("%s: 400 naming the parameter with control characters", async (url) => {
+    const res = await request(t.app).get(url).expect(400);
+    expect(res.body.error.problems).toContainEqual({ param: new URL(url, "http://x").searchParams.keys().next().value, message: "contains control characters" });
+  });
+
+  it.each(["/cve-radar?q=a%00b", "/ioc-radar?q=evil%00.com"])("%s: the page, with status 400 and the parameter named", async (url) => {
+    const res = await request(t.app).get(url).expect(400);
+    expect(res.headers["content-type"]).toMatch(/text\/html/);
+    expect(res.text).toContain("contains control characters");
+  });
+
+  it("a page payload with a control character: 400 with the page's data and the problem", async () => {
+    const res = await request(t.app).get(`/cve-radar/_payload.json?${t.buildId}&q=%00`).expect(400);
+    expect(res.body.kind).toBe("data");
+    expect(res.body.data.problems).toEqual([{ param: "q", message: "contains control characters" }]);
+  });
+
+  it.each(["//", "///", "//cve-radar", "/ioc-radar/%%%", "/cve-radar/%E0%A4%A", "/%"])("%s: the error screen with 404", async (path) => {
+    const res = await request(t.app).get(path).expect(404);
+    expect(res.headers["content-type"]).toMatch(/text\/html/);
+    expect(res.text).toContain("Page Not Found");
+  });
+
+  it("says X-Frame-Options: DENY, as the CSP's frame-ancestors 'none' does", async () => {
+    const res = await request(t.app).get("/").expect(200);
+    expect(res.headers["x-frame-options"]).toBe("DENY");
+    expect(res.headers["content-security-policy"]).toContain("frame-ancestors 'none'");
+  });
+});
+
+describe("under a burst", () => {
+  let t: TestApp;
+  let origin: string;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    // One request at a time and a line of one: a burst must overflow it.
+    t = await createTestApp({ pageCache: null, env: { SERVE_CONCURRENCY: "1", SERVE_QUEUE_MAX: "1", RATE_LIMIT_PAGES_MAX: "1000", RATE_LIMIT_API_MAX: "1000" } });
+    const server = t.app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    close = async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await t.close();
+    };
+  });
+  afterAll(() => close());
+
+  /** Sends every request before reading any answer. */
+  function burst(path: string, count: number): Promise<Array<{ status: number; headers: Record<string, unknown>; body: string }>> {
+    return Promise.all(
+      Array.from(
+        { length: count },
+        () =>
+          new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+            const req = httpRequest(`${origin}${path}`, { agent: false }, (res) => {
+              let body = "";
+              res.setEncoding("utf8");
+              res.on("data", (chunk: string) => (body += chunk));
+              res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+            });
+            req.on("error", reject);
+            req.end();
+          }),
+      ),
+    );
+  }
+
+  it("turns the overflow away with 503 and Retry-After: the error screen for people", async () => {
+    const answers = await burst("/ioc-radar", 30);
+    const shed = answers.filter((a) => a.status === 503);
+    expect(shed.length).toBeGreaterThan(0);
+    expect(answers.every((a) => a.status === 200 || a.status === 503)).toBe(true);
+    for (const a of shed) {
+      expect(a.headers["retry-after"]).toBe("2");
+      expect(a.body).toContain("Something went wrong");
+    }
+  });
+
+  it("… and JSON for API clients", async () => {
+    const answers = await burst("/api/v1/cves", 30);
+    const shed = answers.filter((a) => a.status === 503);
+    expect(shed.length).toBeGreaterThan(0);
+    for (const a of shed) {
+      expect(a.headers["retry-after"]).toBe("2");
+      expect(JSON.parse(a.body)).toEqual({ error: { statusCode: 503, message: expect.stringMatching(/busy/) } });
+    }
+  });
+
+  it("answers the health checks while a burst is in the line", async () => {
+    const [answers, health] = await Promise.all([burst("/cve-radar", 30), fetch(`${origin}/healthz`)]);
+    expect(health.status).toBe(200);
+    expect(answers.length).toBe(30);
+  });
+});
