@@ -1,5 +1,6 @@
 import { Router } from "express";
 import type { Kysely } from "kysely";
+import type { Logger } from "pino";
 import { parseCveId } from "../../shared/cve/cve-id";
 import { cveListParamsSchema, cveListSearch, type CveListParams } from "../../shared/cve/list-params";
 import type { CveListRow } from "../../shared/cve/list-types";
@@ -30,19 +31,27 @@ function csvValues(row: CveListRow) {
   ];
 }
 
-function exportRows(db: Kysely<Database>, params: CveListParams) {
-  return orderedCves(db, params).select(LIST_COLUMNS).limit(CVE_EXPORT_MAX_ROWS).stream(500);
+const EXPORT_BATCH = 500;
+
+/** The export's rows, one short read per batch: nothing is held while the client reads. */
+async function* exportRows(db: Kysely<Database>, params: CveListParams) {
+  for (let offset = 0; offset < CVE_EXPORT_MAX_ROWS; offset += EXPORT_BATCH) {
+    const rows = await orderedCves(db, params).select(LIST_COLUMNS).limit(EXPORT_BATCH).offset(offset).execute();
+    yield* rows;
+    if (rows.length < EXPORT_BATCH) return;
+  }
 }
 
 export interface CveRoutesOptions {
   db: Kysely<Database>;
+  logger: Logger;
   cves: CveService;
   now: () => Date;
   siteUrl?: string;
 }
 
 /** `/api/v1/cves`: the list with the page's filters, statistics, one record, exports and an Atom feed. */
-export function cveRoutes({ db, cves, now, siteUrl }: CveRoutesOptions): Router {
+export function cveRoutes({ db, cves, now, siteUrl, logger }: CveRoutesOptions): Router {
   const router = Router();
 
   router.get("/cves", async (req, res) => {
@@ -59,7 +68,7 @@ export function cveRoutes({ db, cves, now, siteUrl }: CveRoutesOptions): Router 
     const params = validQuery(cveListParamsSchema, req.originalUrl, res);
     if (!params) return;
     res.type("text/csv; charset=utf-8").attachment("cves.csv");
-    await streamText(res, async function* () {
+    await streamText(req, res, logger, async function* () {
       yield csvRow(CSV_HEADER);
       for await (const row of exportRows(db, params)) yield csvRow(csvValues(toListRow(row)));
     });
@@ -69,7 +78,7 @@ export function cveRoutes({ db, cves, now, siteUrl }: CveRoutesOptions): Router 
     const params = validQuery(cveListParamsSchema, req.originalUrl, res);
     if (!params) return;
     res.type("application/json").attachment("cves.json");
-    await streamText(res, async function* () {
+    await streamText(req, res, logger, async function* () {
       yield `{"generatedAt":${JSON.stringify(now().toISOString())},"maxRows":${CVE_EXPORT_MAX_ROWS},"cves":[`;
       let first = true;
       for await (const row of exportRows(db, params)) {

@@ -1,5 +1,6 @@
 import express, { Router, type Request } from "express";
 import type { Kysely } from "kysely";
+import type { Logger } from "pino";
 import { normalizeIndicator } from "../../shared/ioc/detect";
 import { defang } from "../../shared/ioc/defang";
 import { canonicalIndicatorPath } from "../../shared/ioc/indicator-path";
@@ -24,6 +25,7 @@ export const IOC_EXPORT_MAX_ROWS = 10_000;
 export const IOC_BLOCKLIST_MAX_ROWS = 100_000;
 export const IOC_FEED_MAX_ENTRIES = 100;
 const EXPORT_BATCH = 500;
+const BLOCKLIST_BATCH = 2_000;
 export const BOT_CHECK_ACTION = "bulk_lookup";
 
 const CSV_HEADER = [
@@ -39,6 +41,7 @@ function csvValues(row: IocListRow) {
 
 export interface IocRoutesOptions {
   db: Kysely<Database>;
+  logger: Logger;
   iocs: IocService;
   now: () => Date;
   siteUrl?: string;
@@ -48,7 +51,7 @@ export interface IocRoutesOptions {
 }
 
 /** `/api/v1/iocs`: the list with the page's filters, statistics, one indicator, bulk lookup, exports and an Atom feed. */
-export function iocRoutes({ db, iocs, now, siteUrl, botCheck, rateLimit }: IocRoutesOptions): Router {
+export function iocRoutes({ db, iocs, now, logger, siteUrl, botCheck, rateLimit }: IocRoutesOptions): Router {
   const router = Router();
 
   /** Pages of the filtered rows with their scores, without holding the connection between pages. */
@@ -81,7 +84,7 @@ export function iocRoutes({ db, iocs, now, siteUrl, botCheck, rateLimit }: IocRo
     if (!params) return;
     const clock = now();
     res.attachment("iocs.csv").type("text/csv; charset=utf-8");
-    await streamText(res, async function* () {
+    await streamText(req, res, logger, async function* () {
       yield csvRow(CSV_HEADER);
       for await (const rows of exportBatches(params, clock)) yield rows.map((row) => csvRow(csvValues(row))).join("");
     });
@@ -92,7 +95,7 @@ export function iocRoutes({ db, iocs, now, siteUrl, botCheck, rateLimit }: IocRo
     if (!params) return;
     const clock = now();
     res.attachment("iocs.json").type("application/json");
-    await streamText(res, async function* () {
+    await streamText(req, res, logger, async function* () {
       yield `{"generatedAt":${JSON.stringify(clock.toISOString())},"maxRows":${IOC_EXPORT_MAX_ROWS},"iocs":[`;
       let first = true;
       for await (const rows of exportBatches(params, clock)) {
@@ -111,7 +114,7 @@ export function iocRoutes({ db, iocs, now, siteUrl, botCheck, rateLimit }: IocRo
     const clock = now();
     const generated = clock.toISOString();
     res.attachment("iocs.stix.json").type("application/stix+json;version=2.1");
-    await streamText(res, async function* () {
+    await streamText(req, res, logger, async function* () {
       yield `{"type":"bundle","id":${JSON.stringify(stixId("bundle", `${iocListSearch(params)}|${generated}`))},"objects":[`;
       const emitted = new Set<string>();
       let first = true;
@@ -149,13 +152,20 @@ export function iocRoutes({ db, iocs, now, siteUrl, botCheck, rateLimit }: IocRo
     const matcher = await iocs.matcher();
     const listParams: IocListParams = { ...params, type: [params.type], sort: "value", dir: "asc" };
     res.type("text/plain; charset=utf-8");
-    await streamText(res, async function* () {
-      const rows = orderedIndicators(db, listParams, clock)
-        .select(["indicators.type", "indicators.value"])
-        .limit(IOC_BLOCKLIST_MAX_ROWS)
-        .stream(1_000);
-      for await (const row of rows) {
-        if (matcher.match(asIndicator(row)).length === 0) yield `${row.value}\n`;
+    await streamText(req, res, logger, async function* () {
+      // By value, in batches that start after the last value sent: each batch is one short read.
+      let after: string | null = null;
+      for (let sent = 0; sent < IOC_BLOCKLIST_MAX_ROWS; ) {
+        const rows = await orderedIndicators(db, listParams, clock)
+          .$if(after !== null, (qb) => qb.where("indicators.value", ">", after ?? ""))
+          .select(["indicators.type", "indicators.value"])
+          .limit(Math.min(BLOCKLIST_BATCH, IOC_BLOCKLIST_MAX_ROWS - sent))
+          .execute();
+        const lines = rows.filter((row) => matcher.match(asIndicator(row)).length === 0).map((row) => `${row.value}\n`);
+        if (lines.length > 0) yield lines.join("");
+        sent += rows.length;
+        after = rows.at(-1)?.value ?? null;
+        if (rows.length < BLOCKLIST_BATCH) return;
       }
     });
   });

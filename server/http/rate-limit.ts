@@ -1,4 +1,4 @@
-import type { RequestHandler } from "express";
+import type { Request, RequestHandler } from "express";
 import { rateLimit } from "express-rate-limit";
 import { RATE_LIMIT_STATUS } from "../../shared/constants";
 
@@ -6,6 +6,12 @@ interface LimitOptions {
   windowMs: number;
   limit: number;
 }
+
+/**
+ * A request whose client has already gone has no address any more; there is
+ * nobody to limit (or answer), so it is not counted.
+ */
+const clientGone = (req: Request) => req.ip === undefined;
 
 /** API clients get a JSON 429 naming the limit. */
 export function apiRateLimit({ windowMs, limit }: LimitOptions): RequestHandler {
@@ -15,6 +21,7 @@ export function apiRateLimit({ windowMs, limit }: LimitOptions): RequestHandler 
     standardHeaders: "draft-8",
     legacyHeaders: false,
     statusCode: RATE_LIMIT_STATUS,
+    skip: clientGone,
     handler: (_req, res) => {
       res.status(RATE_LIMIT_STATUS).json({
         error: { statusCode: RATE_LIMIT_STATUS, message: `Rate limit of ${limit} requests per ${windowMs / 1000} s exceeded; try again later.` },
@@ -33,8 +40,9 @@ export function pageRateLimit({ windowMs, limit }: LimitOptions): RequestHandler
     limit,
     standardHeaders: "draft-8",
     legacyHeaders: false,
+    skip: clientGone,
     handler: (_req, res, next) => {
-      res.locals.rateLimited = true;
+      res.locals.forcedError = { status: RATE_LIMIT_STATUS, message: "Too many requests" };
       next();
     },
   });
@@ -42,6 +50,7 @@ export function pageRateLimit({ windowMs, limit }: LimitOptions): RequestHandler
 
 declare module "express-serve-static-core" {
   interface Locals {
-    rateLimited?: boolean;
+    /** Answer with this error screen (or error payload) without loading any page data. */
+    forcedError?: { status: number; message: string };
   }
 }

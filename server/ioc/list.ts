@@ -18,6 +18,20 @@ const SORT_COLUMNS = {
   type: "indicators.type",
 } as const satisfies Record<IocSortKey, `indicators.${keyof IndicatorsTable}`>;
 
+/**
+ * How the id tie-breaker runs against each sort index, so that SQLite walks
+ * the index in either direction instead of sorting: `indicators_seen_idx` is
+ * "seen_at desc, id", the others "<column>, id".
+ */
+const ID_DIRECTION: Record<IocSortKey, "with" | "against"> = {
+  last_seen: "against",
+  first_seen: "with",
+  confidence: "with",
+  sources: "with",
+  value: "with",
+  type: "with",
+};
+
 export const INDICATOR_COLUMNS = [
   "indicators.id",
   "indicators.type",
@@ -103,7 +117,7 @@ export function orderedIndicators(db: Kysely<Database>, params: IocListParams, n
     .selectFrom("indicators")
     .where((eb) => iocFilter(eb, params, now, scan === "walk" ? SORT_COLUMNS[sort] : undefined))
     .orderBy(SORT_COLUMNS[sort], dir)
-    .orderBy("indicators.id", dir);
+    .orderBy("indicators.id", ID_DIRECTION[sort] === "with" ? dir : dir === "desc" ? "asc" : "desc");
 }
 
 export async function queryIndicatorRows(db: Kysely<Database>, params: IocListParams, now: Date, scan: Scan = "gather"): Promise<IndicatorRow[]> {

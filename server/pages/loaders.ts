@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "react-router";
 import type { PageLoader } from "../../shared/routes/types";
-import { throwStatus } from "../../shared/routes/errors";
+import { throwNotFound, throwStatus } from "../../shared/routes/errors";
 import type { RequestContext } from "../http/request-context";
 import { loadCveDetail } from "./cve-detail";
 import { loadCveList } from "./cve-list";
@@ -25,8 +25,11 @@ export const loadPageOnServer: PageLoader = (args, page) => {
   return loader(args, args.context as RequestContext);
 };
 
-export const rootLoaderOnServer = ({ context }: LoaderFunctionArgs) => {
+export const rootLoaderOnServer = ({ context, request }: LoaderFunctionArgs) => {
   const { forcedError } = context as RequestContext;
   if (forcedError) throwStatus(forcedError.status, forcedError.message);
+  // The router reads "//" as "/": a path with an empty segment names no page, whatever it would match.
+  const { pathname } = new URL(request.url);
+  if (pathname.includes("//")) throwNotFound(pathname);
   return null;
 };

@@ -24,6 +24,14 @@ export function queryRecord(search: URLSearchParams): Record<string, string> {
   return record;
 }
 
+/** No filter, search or name legitimately holds one; a NUL would even end a full-text query early. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/** A parameter name fit to be echoed back in a message. */
+function printable(name: string): string {
+  return name.replace(/[\u0000-\u001f\u007f]/g, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /**
  * Strict parse for the API: any bad parameter is a problem, and so is an
  * unknown one, so a typo never silently widens a query.
@@ -31,10 +39,14 @@ export function queryRecord(search: URLSearchParams): Record<string, string> {
 export function parseQuery<S extends z.ZodObject>(schema: S, search: URLSearchParams): ParsedQuery<z.infer<S>> {
   const record = queryRecord(search);
   const known = new Set(Object.keys(schema.shape));
-  const problems: ParamProblem[] = Object.keys(record)
-    .filter((key) => !known.has(key))
-    .map((param) => ({ param, message: "is not a known parameter" }));
-  const result = schema.safeParse(Object.fromEntries(Object.entries(record).filter(([key]) => known.has(key))));
+  const problems: ParamProblem[] = [];
+  const usable: Record<string, string> = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (!known.has(key)) problems.push({ param: printable(key), message: "is not a known parameter" });
+    else if (CONTROL_CHARACTER.test(value)) problems.push({ param: key, message: "contains control characters" });
+    else usable[key] = value;
+  }
+  const result = schema.safeParse(usable);
   if (result.success) return { params: result.data, problems };
   for (const issue of result.error.issues) problems.push({ param: String(issue.path[0]), message: issue.message });
   return { params: {} as z.infer<S>, problems };

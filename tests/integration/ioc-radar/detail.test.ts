@@ -118,18 +118,19 @@ describe("IOC detail", () => {
   });
 
   it("a domain tagged with CVEs links them to the CVE radar", async () => {
-    const { body: list } = await request(t.app).get("/api/v1/iocs?source=signature-base&type=domain&per_page=100").expect(200);
-    let found: { value: string; cves: string[] } | null = null;
-    for (const row of list.rows as ListRow[]) {
-      const { body } = await request(t.app).get(`/api/v1/iocs/${row.value}`).expect(200);
-      if (body.cves.length > 0) {
-        found = { value: row.value, cves: body.cves };
-        break;
-      }
-    }
-    expect(found).not.toBeNull();
-    const page = await request(t.app).get(`/ioc-radar/${found!.value}`).expect(200);
-    expect(page.text).toContain(`href="/cve-radar/${found!.cves[0]}"`);
+    // A domain the import linked to a CVE (signature-base names CVEs in its comments).
+    const linked = await t.database.db
+      .selectFrom("indicator_cves")
+      .innerJoin("indicators", "indicators.id", "indicator_cves.indicator_id")
+      .select(["indicators.value", "indicator_cves.cve_id"])
+      .where("indicators.type", "=", "domain")
+      .orderBy("indicators.value")
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    const { body } = await request(t.app).get(`/api/v1/iocs/${linked.value}`).expect(200);
+    expect(body.cves).toContain(linked.cve_id);
+    const page = await request(t.app).get(`/ioc-radar/${linked.value}`).expect(200);
+    expect(page.text).toContain(`href="/cve-radar/${linked.cve_id}"`);
   });
 
   it("8.8.8.8 is not seen by any feed: 200, its type and the public DNS warninglist", async () => {

@@ -171,8 +171,8 @@ describe("IOC list page", () => {
     expect(textOf(res.text)).toContain(`⚠ ${flagged[0]!.benignLists.join(", ")}`);
   });
 
-  it("a bad filter on the page is reported and the others still apply", async () => {
-    const res = await request(t.app).get("/ioc-radar?source=feodotracker&seen=forever").expect(200);
+  it("a bad filter on the page is reported and the others still apply, with status 400", async () => {
+    const res = await request(t.app).get("/ioc-radar?source=feodotracker&seen=forever").expect(400);
     expect(textOf(res.text)).toContain("Some filter values were ignored");
     expect(textOf(res.text)).toContain("<code>seen</code>");
     expect(textOf(res.text)).toMatch(/<strong>28<\/strong> indicators match/);
