@@ -31,7 +31,8 @@ export function startServerProcess(env: Record<string, string>): ServerProcess {
   return { child, url: `http://127.0.0.1:${env.PORT ?? "3000"}`, output: () => output, exited };
 }
 
-export async function waitForHealthy(url: string, attempts = 100): Promise<void> {
+/** Waits for /healthz; start-up speed is not what the callers test, so the wait is generous (a minute). */
+export async function waitForHealthy(url: string, attempts = 600): Promise<void> {
   for (let i = 0; i < attempts; i++) {
     try {
       if ((await fetch(`${url}/healthz`)).ok) return;

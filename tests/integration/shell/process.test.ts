@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from "node:fs";
-import { request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent, request as httpRequest, type IncomingMessage } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -75,4 +75,40 @@ describe("server process", () => {
     expect(await server.exited).toBe(0);
     expect(server.output()).toContain('"msg":"stopped"');
   });
+
+  it("closes idle keep-alive connections at once on SIGTERM and lets a busy client go, instead of waiting out the grace period", async () => {
+    const port = await freePort();
+    // A grace period longer than this test may take: only closing idle connections lets it end in time.
+    const server = startServerProcess({ PORT: String(port), DATABASE_PATH: join(dir, "keep-alive.sqlite"), SHUTDOWN_GRACE_MS: "120000" });
+    await waitForHealthy(server.url);
+    const agent = new Agent({ keepAlive: true, maxSockets: 4 });
+    const get = (path: string) =>
+      new Promise<IncomingMessage>((resolve, reject) => {
+        const req = httpRequest({ host: "127.0.0.1", port, path, agent }, (res) => {
+          res.resume();
+          res.on("end", () => resolve(res));
+        });
+        req.on("error", reject);
+        req.end();
+      });
+    await Promise.all([get("/healthz"), get("/api/v1/cves"), get("/"), get("/ioc-radar")]);
+    const idleSockets = Object.values(agent.freeSockets).flat();
+    expect(idleSockets.length).toBeGreaterThan(0);
+    const closed = Promise.all(idleSockets.map((socket) => new Promise((resolve) => socket!.once("close", resolve))));
+
+    // A client that keeps asking on its keep-alive connections while the server leaves.
+    // Without "Connection: close" on its answers it would keep the server busy until the grace period ends.
+    let asking = true;
+    const client = (async () => {
+      while (asking) if (!(await get("/api/v1/sources").catch(() => null))) break;
+    })();
+
+    server.child.kill("SIGTERM");
+    await closed;
+    expect(await server.exited).toBe(0);
+    asking = false;
+    await client;
+    agent.destroy();
+    expect(server.output()).toContain('"msg":"stopped"');
+  }, 60_000);
 });
