@@ -1,4 +1,3 @@
-import compression from "compression";
 import express, { type Express } from "express";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
@@ -18,6 +17,7 @@ import { createVersionedCache } from "./db/versioned-cache";
 import { queryHomeOverview } from "./home/overview";
 import { createIocService } from "./ioc/service";
 import { accessLog } from "./http/access-log";
+import { responseCompression } from "./http/compression";
 import { buildRoutes } from "./http/builds";
 import { apiNotFound, errorHandler } from "./http/errors";
 import { healthRoutes } from "./http/health";
@@ -75,7 +75,7 @@ export function createApp(deps: AppDependencies): Express {
   app.use(accessLog(logger));
   app.use(assignNonce);
   app.use(securityHeaders({ config: publicConfig, dev: Boolean(deps.vite) }));
-  app.use(compression());
+  app.use(responseCompression());
 
   app.use(healthRoutes(db));
   app.use(buildRoutes({ build: deps.build, routePatterns: deps.routePatterns }));
