@@ -5,6 +5,7 @@ import { freeLoopbackPort, startChildServer, type ChildServer } from "./child-se
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, "../..");
 const CLIENT_BUILD_INFO = join(PROJECT_ROOT, "dist/client/.vite/build.json");
+const SERVER_BUILD = join(PROJECT_ROOT, "dist/server");
 
 /**
  * Every rate limit of the server, raised far beyond what the benchmark sends:
@@ -27,7 +28,7 @@ export function productionServerCommand(): [string, ...string[]] {
 
 /** The build id the production build embeds in every page and payload URL; throws when there is no build. */
 export function readBuildId(): string {
-  if (!existsSync(CLIENT_BUILD_INFO)) {
+  if (!existsSync(CLIENT_BUILD_INFO) || !existsSync(SERVER_BUILD)) {
     throw new Error("No production build in dist/: run `npm run build` first.");
   }
   return (JSON.parse(readFileSync(CLIENT_BUILD_INFO, "utf8")) as { id: string }).id;
