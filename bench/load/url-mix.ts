@@ -64,10 +64,11 @@ function monthBefore(newestIso: string): { published_from: string; published_to:
   return { published_from: from.toISOString().slice(0, 10), published_to: to.toISOString().slice(0, 10) };
 }
 
-/** CVE detail pages: the best-known one if present, the top of the radar, the record with the most references, the newest. */
+/** CVE detail pages: the best-known one if the data set knows it, the top of the radar, the record with the most references, the newest. */
 async function cveDetailIds(db: Kysely<Database>): Promise<string[]> {
   const ids = await Promise.all([
-    first(sql<{ id: string }>`select id from cves where id = ${WELL_KNOWN_CVE}`.execute(db)),
+    // Its page answers when any feed mentions it: the CVE snapshot may lack it while KEV lists it.
+    first(sql<{ id: string }>`select id from cves where id = ${WELL_KNOWN_CVE} union select cve_id from kev_entries where cve_id = ${WELL_KNOWN_CVE}`.execute(db)),
     first(sql<{ id: string }>`select id from cves where state = 'PUBLISHED' order by priority_score desc, id limit 1`.execute(db)),
     first(sql<{ id: string }>`select cve_id as id from cve_references group by cve_id order by count(*) desc, cve_id limit 1`.execute(db)),
     first(sql<{ id: string }>`select id from cves where state = 'PUBLISHED' and date_published is not null order by date_published desc, id limit 1`.execute(db)),
