@@ -142,3 +142,27 @@ export async function runLoad(options: {
   figures.errors = result.errors - result.timeouts;
   return figures;
 }
+
+/** Two runs against the same target as one: counts add up, latencies pool. */
+export function mergeLoadFigures(a: LoadFigures, b: LoadFigures): LoadFigures {
+  const byStatus = new Map(a.byStatus);
+  for (const [status, n] of b.byStatus) byStatus.set(status, (byStatus.get(status) ?? 0) + n);
+  const byKind = new Map<RouteKind, KindFigures>();
+  for (const [kind, f] of [...a.byKind, ...b.byKind]) {
+    const merged = kindFigures(byKind, kind);
+    merged.latencies.push(...f.latencies);
+    merged.timeouts += f.timeouts;
+    merged.non2xx += f.non2xx;
+  }
+  return {
+    seconds: a.seconds + b.seconds,
+    connections: a.connections,
+    latencies: [...a.latencies, ...b.latencies],
+    errors: a.errors + b.errors,
+    timeouts: a.timeouts + b.timeouts,
+    byStatus,
+    shed: a.shed + b.shed,
+    byKind,
+    bytes: a.bytes + b.bytes,
+  };
+}
