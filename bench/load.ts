@@ -8,7 +8,7 @@ import { Kysely, SqliteDialect } from "kysely";
 import type { Database } from "../server/db/schema";
 import type { ChildServer } from "./load/child-server";
 import { startHealthzProbe, type ProbeSummary } from "./load/probe";
-import { count, markdownTable, ms, percentile, section, targetTable, type Target } from "./load/report";
+import { count, logSummary, markdownTable, ms, percentile, section, targetTable, type Target } from "./load/report";
 import { BROWSER_HEADERS, mergeLoadFigures, runLoad, type LoadFigures } from "./load/run-load";
 import { BENCH_RATE_LIMITS, PROJECT_ROOT, readBuildId, startProductionServer, startStaticCeiling } from "./load/servers";
 import { buildUrlMix, mixSummary, type MixUrl } from "./load/url-mix";
@@ -210,6 +210,12 @@ function probeLatencies(probe: ProbeSummary): number[] {
   return [...probe.latencies, ...probe.unansweredWaits];
 }
 
+/** The answers other than 2xx, by status ("503 × 12, 500 × 3"), or 0. */
+function nonOk(figures: LoadFigures): string {
+  const odd = [...figures.byStatus].filter(([status]) => status < 200 || status > 299).sort(([a], [b]) => a - b);
+  return odd.length === 0 ? "0" : odd.map(([status, n]) => `${status} × ${count(n)}`).join(", ");
+}
+
 function fiveHundreds(figures: LoadFigures): number {
   let n = 0;
   for (const [status, responses] of figures.byStatus) if (status >= 500) n += responses;
@@ -301,6 +307,7 @@ async function main(): Promise<void> {
 
   // Scenario 2: one page against the static ceiling, each server fresh
   await stop(server);
+  section("Server log during preflight and scenario 1 (LOG_LEVEL=warn)", logSummary(server.output()));
   server = await track(startProductionServer(databasePath));
   const page = await fetchPage(server.url, flags.page, "identity");
   const realEncoded = await encodedSize(server.url, flags.page);
@@ -335,7 +342,7 @@ async function main(): Promise<void> {
     "requests/s": rps(run.result).toFixed(1),
     "p50 ms": ms(percentile(run.result.latencies, 50)),
     "p99 ms": ms(percentile(run.result.latencies, 99)),
-    "non-2xx": count(run.result.latencies.length - (run.result.byStatus.get(200) ?? 0)),
+    "non-2xx": nonOk(run.result),
     "timeouts at 10 s": count(run.result.timeouts),
     "server CPU": cores(run.serverCpu),
     "generator CPU": cores(run.generatorCpu),
@@ -346,7 +353,8 @@ async function main(): Promise<void> {
     `${markdownTable([pageRow("production server", real, realEncoded), pageRow("static ceiling", still, ceilingEncoded)])}\n\n` +
       `Ratio: **${ratio.toFixed(2)}** (goal ≥ ${TARGETS.ceilingRatio}). The ceiling serves the page's ${count(page.body.length)} bytes of HTML, fetched once from the server, ` +
       `from memory through the site's own compression middleware (server/http/compression.ts), without an ETag. Each had ${warmup} s of warm-up, not counted, then ran in two halves in the order server, ceiling, ceiling, server, ` +
-      "so that a drift in the machine's other work weighs on both alike. The server was restarted after scenario 1, so no backlog of it remains.",
+      "so that a drift in the machine's other work weighs on both alike. The server was restarted after scenario 1, so no backlog of it remains.\n\n" +
+      logSummary(server.output()),
   );
 
   const p99 = percentile(load.latencies, 99);

@@ -31,3 +31,29 @@ export interface Target {
 export function targetTable(targets: readonly Target[]): string {
   return markdownTable(targets.map((t) => ({ target: t.name, goal: t.goal, measured: t.measured, "": t.met ? "met" : "**not met**" })));
 }
+
+const PINO_LEVELS: Readonly<Record<number, string>> = { 10: "trace", 20: "debug", 30: "info", 40: "warn", 50: "error", 60: "fatal" };
+const cell = (text: string) => text.replace(/[|`\n]/g, " ").slice(0, 160);
+
+/** What a server logged (pino JSON lines, and anything else on its stdout and stderr), grouped by level, message and error message, most frequent first. */
+export function logSummary(output: string): string {
+  const counts = new Map<string, number>();
+  let lines = 0;
+  for (const line of output.split("\n")) {
+    // A stack printed outside the JSON log counts once, by its first line.
+    if (line.trim() === "" || /^\s+at /.test(line)) continue;
+    lines += 1;
+    let key: string;
+    try {
+      const entry = JSON.parse(line) as { level?: number; msg?: string; err?: { message?: string } };
+      key = `${PINO_LEVELS[entry.level ?? 0] ?? String(entry.level)} ${entry.msg ?? ""}${entry.err?.message ? `: ${entry.err.message}` : ""}`;
+    } catch {
+      key = `(not JSON) ${line}`;
+    }
+    key = cell(key);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  if (lines === 0) return "The server logged nothing.";
+  const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 8);
+  return `The server logged ${count(lines)} lines; the most frequent:\n\n${markdownTable(top.map(([message, n]) => ({ lines: count(n), message: `\`${message}\`` })))}`;
+}
