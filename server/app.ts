@@ -1,4 +1,3 @@
-import compression from "compression";
 import express, { type Express } from "express";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
@@ -19,6 +18,7 @@ import type { Extract } from "./ioc/extract-pool";
 import { createIocService } from "./ioc/service";
 import { accessLog } from "./http/access-log";
 import { createAdmission } from "./http/admission";
+import { responseCompression } from "./http/compression";
 import { buildRoutes } from "./http/builds";
 import { apiNotFound, errorHandler } from "./http/errors";
 import { healthRoutes } from "./http/health";
@@ -120,7 +120,7 @@ export function createApp(deps: AppDependencies): Express {
   }
   app.use(assignNonce);
   app.use(securityHeaders({ config: publicConfig, dev: Boolean(deps.vite) }));
-  app.use(compression({ level: env.COMPRESSION_LEVEL }));
+  app.use(responseCompression(env.COMPRESSION_LEVEL));
 
   // Health, build information and static files answer at once: they never wait in line.
   app.use(healthRoutes(db));
