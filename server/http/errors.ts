@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { QueryTimeoutError } from "../db/sqlite/read-pool";
-import { isClientGone } from "./request-scope";
+import { clientLeft, isClientGone } from "./request-scope";
 import { BUSY_MESSAGE, RETRY_AFTER_SECONDS } from "./shed";
 import type { Logger } from "pino";
 import { isRouteErrorResponse, UNSAFE_ErrorResponseImpl as ErrorResponseImpl, type StaticHandlerContext } from "react-router";
@@ -58,7 +58,7 @@ export interface ErrorHandlerOptions {
  */
 export function errorHandler({ logger, pages, payloads }: ErrorHandlerOptions): ErrorRequestHandler {
   return (error, req, res, next) => {
-    if (isClientGone(error)) {
+    if (isClientGone(error) || clientLeft(res)) {
       logger.debug({ url: req.originalUrl }, "client went away");
       return;
     }

@@ -9,7 +9,7 @@ import { sendCachedDocument, type PageCache } from "../ssr/page-cache";
 import { settleRouteErrors } from "./errors";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
 import type { RequestContext } from "./request-context";
-import { isClientGone } from "./request-scope";
+import { clientLeft, isClientGone } from "./request-scope";
 import { RETRY_AFTER_SECONDS } from "./shed";
 
 export interface ResponseCache {
@@ -140,7 +140,7 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
         logger.info({ url: req.originalUrl }, "render aborted: the client went away");
       });
     } catch (error) {
-      if (isClientGone(error)) {
+      if (isClientGone(error) || clientLeft(res)) {
         logger.debug({ url: req.originalUrl }, "client went away before its page was rendered");
         return;
       }

@@ -10,7 +10,7 @@ import { settleRouteErrors, INTERNAL_ERROR_MESSAGE } from "./errors";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
 import { cacheKey, type ResponseCache } from "./pages";
 import type { RequestContext } from "./request-context";
-import { isClientGone } from "./request-scope";
+import { clientLeft, isClientGone } from "./request-scope";
 import { RETRY_AFTER_SECONDS } from "./shed";
 
 export interface PayloadHandlerOptions {
@@ -78,7 +78,7 @@ export function payloadHandler(options: PayloadHandlerOptions): RequestHandler {
       }
       res.status(status).set({ "Content-Type": JSON_TYPE, "Cache-Control": "private, no-cache", Vary: "Accept-Encoding" }).send(text);
     } catch (error) {
-      if (isClientGone(error)) {
+      if (isClientGone(error) || clientLeft(res)) {
         options.logger.debug({ url: req.originalUrl }, "client went away before its payload was loaded");
         return;
       }

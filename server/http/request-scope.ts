@@ -31,6 +31,11 @@ export function isClientGone(error: unknown): boolean {
   return error instanceof ClientGoneError || (error instanceof Error && error.name === "ClientGoneError");
 }
 
+/** Whether a request's client left before the response was complete (whatever error that caused). */
+export function clientLeft(res: { destroyed: boolean; writableFinished: boolean }): boolean {
+  return res.destroyed && !res.writableFinished;
+}
+
 /**
  * Gives every request a scope whose signal fires when the client disconnects
  * early, so that queued database work for it is dropped instead of done for
@@ -38,6 +43,8 @@ export function isClientGone(error: unknown): boolean {
  * the readers busy long after everyone left).
  */
 export const requestScope: RequestHandler = (_req, res, next) => {
+  // Logging, admission, rendering and this scope each watch the response end: a dozen listeners is normal.
+  res.setMaxListeners(20);
   const controller = new AbortController();
   res.once("close", () => {
     if (!res.writableFinished) controller.abort(new ClientGoneError());

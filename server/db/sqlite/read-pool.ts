@@ -48,45 +48,77 @@ export interface ReadPoolStats {
 export class SqliteReadPool {
   readonly #pool: Piscina<ReadTask, ReadResult>;
   readonly #queryTimeoutMs: number;
+  readonly #size: number;
+  /** Reads waiting for a worker, in order; they reach piscina only when a worker is free. */
+  readonly #line: Array<{ run: () => void; reject: (error: Error) => void; signal: AbortSignal | undefined }> = [];
+  #running = 0;
   #closed = false;
 
   constructor({ path, threads, queryTimeoutMs = 10_000, cacheKib = 16_384 }: ReadPoolOptions) {
-    const size = threads ?? Math.max(2, availableParallelism());
+    this.#size = threads ?? Math.max(2, availableParallelism());
     const worker = entryFile(import.meta.url, "./read-worker.ts", "read-worker");
     this.#queryTimeoutMs = queryTimeoutMs;
     this.#pool = new Piscina<ReadTask, ReadResult>({
       filename: worker.url.href,
       execArgv: worker.execArgv,
-      minThreads: size,
-      maxThreads: size,
+      minThreads: this.#size,
+      maxThreads: this.#size,
       // Keep every worker (and its warm page cache) for the life of the process.
       idleTimeout: Number.POSITIVE_INFINITY,
       workerData: { path, cacheKib } satisfies ReadWorkerData,
     });
   }
 
-  async run(sql: string, parameters: readonly unknown[]): Promise<ReadResult> {
-    if (this.#closed) throw new Error("the database's read pool is closed");
+  /**
+   * Runs a read. A read whose client leaves while it waits is dropped from
+   * the line; one that already runs is let finish (stopping it would cost a
+   * new worker thread) and its result ignored. A read that runs past the
+   * time limit is stopped: its worker is replaced.
+   */
+  run(sql: string, parameters: readonly unknown[]): Promise<ReadResult> {
+    if (this.#closed) return Promise.reject(new Error("the database's read pool is closed"));
     const request = currentRequest()?.signal;
-    if (request?.aborted) throw new ClientGoneError();
-    const timeout = AbortSignal.timeout(this.#queryTimeoutMs);
-    const signal = request ? AbortSignal.any([request, timeout]) : timeout;
-    try {
-      return await this.#pool.run({ sql, parameters }, { signal });
-    } catch (error) {
-      if (request?.aborted) throw new ClientGoneError();
-      if (timeout.aborted) throw new QueryTimeoutError(`a database read took longer than ${this.#queryTimeoutMs} ms and was stopped`);
-      throw error;
+    if (request?.aborted) return Promise.reject(new ClientGoneError());
+    return new Promise<ReadResult>((resolve, reject) => {
+      const entry = {
+        signal: request,
+        reject,
+        run: () => {
+          this.#running += 1;
+          const timeout = AbortSignal.timeout(this.#queryTimeoutMs);
+          this.#pool
+            .run({ sql, parameters }, { signal: timeout })
+            .then(resolve, (error: unknown) => {
+              if (timeout.aborted) reject(new QueryTimeoutError(`a database read took longer than ${this.#queryTimeoutMs} ms and was stopped`));
+              else reject(error);
+            })
+            .finally(() => {
+              this.#running -= 1;
+              this.#next();
+            });
+        },
+      };
+      this.#line.push(entry);
+      this.#next();
+    });
+  }
+
+  #next(): void {
+    while (this.#running < this.#size && this.#line.length > 0) {
+      const entry = this.#line.shift()!;
+      if (entry.signal?.aborted) entry.reject(new ClientGoneError());
+      else entry.run();
     }
   }
 
   stats(): ReadPoolStats {
-    return { threads: this.#pool.threads.length, queued: this.#pool.queueSize, utilization: this.#pool.utilization };
+    return { threads: this.#size, queued: this.#line.length, utilization: this.#pool.utilization };
   }
 
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    for (const entry of this.#line.splice(0)) entry.reject(new Error("the database's read pool is closed"));
     await this.#pool.destroy();
   }
 }
