@@ -8,6 +8,8 @@ import { openSqliteWebDatabase } from "./db/sqlite/web-database";
 import { createExtractPool } from "./ioc/extract-pool";
 import { createLogger } from "./logger";
 import { loadPipelineConfig, PipelineConfigError } from "./pipeline/config";
+import { recordCrashedImport } from "./pipeline/run";
+import { childProcessRunner } from "./pipeline/runner";
 import { startScheduler } from "./pipeline/scheduler";
 import { loadPageOnServer, rootLoaderOnServer } from "./pages/loaders";
 import { devClientAssets, readBuildInfo, readClientAssets } from "./ssr/assets";
@@ -30,9 +32,21 @@ async function main(): Promise<void> {
   await migrations.close();
   const web = openSqliteWebDatabase({ path: databasePath, threads: env.DATABASE_READ_THREADS, queryTimeoutMs: env.QUERY_TIMEOUT_MS });
   const extractPool = createExtractPool();
-  // Imports get their own connection so that WAL lets pages read while they write.
-  const importDatabase = openSqliteDatabase(databasePath);
-  const scheduler = startScheduler({ db: importDatabase.db, config: pipelineConfig, logger });
+  // Imports run in a process of their own; the scheduler only reads the sources' state (and records a crash).
+  const scheduler = startScheduler({
+    db: web.db,
+    config: pipelineConfig,
+    logger,
+    runner: childProcessRunner({ databasePath, env: process.env, logger }),
+    recordCrash: async (source, message, at) => {
+      const writer = openSqliteDatabase(databasePath);
+      try {
+        await recordCrashedImport(writer.db, source, message, at);
+      } finally {
+        await writer.close();
+      }
+    },
+  });
   let shuttingDown = false;
   const common = {
     env,
@@ -88,7 +102,7 @@ async function main(): Promise<void> {
     server.close(async () => {
       clearInterval(sweep);
       await scheduler.stop();
-      await Promise.all([web.close(), extractPool.close(), importDatabase.close()]);
+      await Promise.all([web.close(), extractPool.close()]);
       logger.info("stopped");
       process.exit(0);
     });

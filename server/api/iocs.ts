@@ -1,7 +1,7 @@
 import express, { Router, type Request } from "express";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
-import { normalizeIndicator } from "../../shared/ioc/detect";
+import { parseIndicator } from "../../shared/ioc/detect";
 import { defang } from "../../shared/ioc/defang";
 import { canonicalIndicatorPath } from "../../shared/ioc/indicator-path";
 import { blocklistParamsSchema, iocListParamsSchema, iocListSearch, type IocListParams } from "../../shared/ioc-radar/list-params";
@@ -10,7 +10,7 @@ import { LOOKUP_MAX_BYTES, LOOKUP_MAX_INDICATORS } from "../../shared/ioc-radar/
 import { csvRow } from "../../shared/util/csv";
 import type { Database } from "../db/schema";
 import { apiRateLimit } from "../http/rate-limit";
-import { asIndicator, INDICATOR_COLUMNS, orderedIndicators, toListRows, type IndicatorRow } from "../ioc/list";
+import { asIndicator, INDICATOR_COLUMNS, orderedIndicators, sightingsOf, toListRows, type IndicatorRow } from "../ioc/list";
 import { TooManyIndicatorsError } from "../ioc/lookup";
 import type { IocService } from "../ioc/service";
 import { stixId, stixObjectsFor, type StixIndicatorInput } from "../ioc/stix";
@@ -56,15 +56,15 @@ export function iocRoutes({ db, iocs, now, logger, siteUrl, botCheck, rateLimit 
 
   /** Pages of the filtered rows with their scores, without holding the connection between pages. */
   async function* exportBatches(params: IocListParams, clock: Date): AsyncGenerator<IocListRow[]> {
-    const matcher = await iocs.matcher();
+    const [matcher, listed, context] = await Promise.all([iocs.matcher(), iocs.completeLists(), iocs.filterContext(params)]);
     for (let offset = 0; offset < IOC_EXPORT_MAX_ROWS; offset += EXPORT_BATCH) {
-      const rows = await orderedIndicators(db, params, clock)
+      const rows = await orderedIndicators(db, params, clock, context)
         .select(INDICATOR_COLUMNS)
         .limit(Math.min(EXPORT_BATCH, IOC_EXPORT_MAX_ROWS - offset))
         .offset(offset)
         .execute();
       if (rows.length === 0) return;
-      yield toListRows(db, rows.map((row): IndicatorRow => ({ ...row, id: Number(row.id) })), matcher, clock);
+      yield toListRows(db, rows.map((row): IndicatorRow => ({ ...row, id: Number(row.id) })), matcher, listed, clock);
       if (rows.length < EXPORT_BATCH) return;
     }
   }
@@ -119,21 +119,11 @@ export function iocRoutes({ db, iocs, now, logger, siteUrl, botCheck, rateLimit 
       const emitted = new Set<string>();
       let first = true;
       for await (const rows of exportBatches(params, clock)) {
-        const sightings = await db
-          .selectFrom("indicator_sightings")
-          .select(["indicator_id", "source", "first_seen", "last_seen", "reference"])
-          .where("indicator_id", "in", rows.map((row) => row.id))
-          .orderBy("source")
-          .execute();
-        const bySighting = new Map<number, typeof sightings>();
-        for (const sighting of sightings) {
-          const id = Number(sighting.indicator_id);
-          bySighting.set(id, [...(bySighting.get(id) ?? []), sighting]);
-        }
+        const sightings = await sightingsOf(db, rows.map((row) => row.id));
         for (const row of rows) {
           const input: StixIndicatorInput = {
             ...row,
-            sightings: (bySighting.get(row.id) ?? []).map((s) => ({ source: s.source, firstSeen: s.first_seen, lastSeen: s.last_seen, reference: s.reference })),
+            sightings: (sightings.get(row.id) ?? []).map((s) => ({ source: s.source, firstSeen: s.firstSeen, lastSeen: s.lastSeen, reference: s.reference })),
           };
           for (const object of stixObjectsFor(input, generated, emitted)) {
             yield `${first ? "" : ","}${JSON.stringify(object)}`;
@@ -149,14 +139,14 @@ export function iocRoutes({ db, iocs, now, logger, siteUrl, botCheck, rateLimit 
     const params = validQuery(blocklistParamsSchema, req.originalUrl, res);
     if (!params) return;
     const clock = now();
-    const matcher = await iocs.matcher();
     const listParams: IocListParams = { ...params, type: [params.type], sort: "value", dir: "asc" };
+    const [matcher, context] = await Promise.all([iocs.matcher(), iocs.filterContext(listParams)]);
     res.type("text/plain; charset=utf-8");
     await streamText(req, res, logger, async function* () {
       // By value, in batches that start after the last value sent: each batch is one short read.
       let after: string | null = null;
       for (let sent = 0; sent < IOC_BLOCKLIST_MAX_ROWS; ) {
-        const rows = await orderedIndicators(db, listParams, clock)
+        const rows = await orderedIndicators(db, listParams, clock, context)
           .$if(after !== null, (qb) => qb.where("indicators.value", ">", after ?? ""))
           .select(["indicators.type", "indicators.value"])
           .limit(Math.min(BLOCKLIST_BATCH, IOC_BLOCKLIST_MAX_ROWS - sent))
@@ -245,12 +235,12 @@ export function iocRoutes({ db, iocs, now, logger, siteUrl, botCheck, rateLimit 
   );
 
   router.get("/iocs/:value", async (req, res) => {
-    const indicator = normalizeIndicator(req.params.value);
-    if (!indicator) {
+    const read = parseIndicator(req.params.value);
+    if (!read) {
       sendBadRequest(res, [{ param: "value", message: "is not an indicator (IP, CIDR, domain, URL, e-mail address or hash)" }]);
       return;
     }
-    res.json(await iocs.detail(indicator, now()));
+    res.json(await iocs.detail(read, now()));
   });
 
   return router;

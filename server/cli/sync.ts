@@ -1,27 +1,40 @@
-import cliProgress from "cli-progress";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { setTimeout as delay } from "node:timers/promises";
 import pino from "pino";
-import { openSqliteDatabase } from "../db/connection";
 import { migrateToLatest } from "../db/migrate";
 import { loadPipelineConfig, PipelineConfigError } from "../pipeline/config";
-import type { ImportOutcome, ImportProgress } from "../pipeline/run";
+import { ImportBusyError } from "../pipeline/engine/lock";
+import { openSqliteImportStore } from "../pipeline/engine/store";
+import type { ImportOutcome } from "../pipeline/run";
 import { SOURCES } from "../pipeline/sources";
-import { syncSource } from "../pipeline/sync";
+import { syncSources } from "../pipeline/sync";
+import { createProgressDisplay } from "./progress";
 import { startCli } from "./start";
 
-const USAGE = `Usage: npm run sync -- [--source NAME]... [--mirror DIR] [--db PATH]
+const USAGE = `Usage: npm run sync -- [--source NAME]... [--mirror DIR] [--db PATH] [--wait] [--rejects FILE]
 
 Imports every enabled source (or only the named ones) into the database.
-  --source NAME  a source to import; repeat for several (${SOURCES.map((s) => s.name).join(", ")})
-  --mirror DIR   read every source from DIR, laid out like ../shared/data, instead of the network
-  --db PATH      SQLite file (default: $DATABASE_PATH or ./data/threat-radar.sqlite)
+  --source NAME   a source to import; repeat for several (${SOURCES.map((s) => s.name).join(", ")})
+  --mirror DIR    read every source from DIR instead of the network (docs/sync.md lists the file names)
+  --db PATH       SQLite file (default: $DATABASE_PATH or ./data/threat-radar.sqlite)
+  --wait          when another import is running, wait for it instead of exiting with code ${3}
+  --rejects FILE  also write every rejected record's location and reason to FILE
+
+Exit codes: 0 imported (or nothing to do), 1 a source failed, 2 bad usage or configuration,
+3 another import is running.
 
 Environment: DATABASE_PATH, LOG_LEVEL (default info), SYNC_MIRROR_DIR, NVD_API_KEY,
-SYNC_MISP_EVENTS_PER_RUN, SOURCE_<NAME>_URL, SOURCE_<NAME>_ENABLED (see the README).`;
+SYNC_MISP_EVENTS_PER_RUN, SOURCE_<NAME>_URL, SOURCE_<NAME>_ENABLED, HTTPS_PROXY (see the README).`;
+
+const BUSY_EXIT_CODE = 3;
 
 const { values, env, fail } = startCli(USAGE, {
   source: { type: "string", multiple: true },
   mirror: { type: "string" },
   db: { type: "string" },
+  wait: { type: "boolean" },
+  rejects: { type: "string" },
 });
 
 const config = (() => {
@@ -35,79 +48,84 @@ const config = (() => {
 const requested = values.source ?? [];
 const unknown = requested.filter((name) => !SOURCES.some((s) => s.name === name));
 if (unknown.length > 0) fail(`Unknown source(s): ${unknown.join(", ")}`);
-const names =
-  requested.length > 0 ? requested : SOURCES.filter((s) => config.sources[s.name].enabled).map((s) => s.name);
+const names = requested.length > 0 ? requested : SOURCES.filter((s) => config.sources[s.name].enabled).map((s) => s.name);
+const mirrorDir = values.mirror ?? config.mirrorDir;
+if (mirrorDir) {
+  const isDirectory = (() => {
+    try {
+      return statSync(mirrorDir).isDirectory();
+    } catch {
+      return false;
+    }
+  })();
+  if (!isDirectory) fail(`The mirror ${resolve(mirrorDir)} is not a directory.`);
+}
 
-const bars = new cliProgress.MultiBar(
-  {
-    format: "{source} |{bar}| {percentage}% | {phase} {mb} MB | {records} records",
-    hideCursor: true,
-    clearOnComplete: false,
-    stopOnComplete: false,
-  },
-  cliProgress.Presets.shades_classic,
-);
-// On a terminal, log lines go through the multibar so they print above the
-// bars instead of through them. Without one (cron, CI, a container log) the
-// bars are not drawn and the multibar would only buffer the lines, so they go
-// to stderr directly.
-const logger = pino(
-  { level: env.LOG_LEVEL, base: undefined },
-  process.stderr.isTTY
-    ? { write: (line: string) => bars.log(line.endsWith("\n") ? line : `${line}\n`) }
-    : process.stderr,
-);
+const display = createProgressDisplay(names);
+const logger = pino({ level: env.LOG_LEVEL, base: undefined }, display.logStream);
 
 const dbPath = values.db ?? env.DATABASE_PATH;
-const handle = openSqliteDatabase(dbPath);
+const store = openSqliteImportStore(dbPath);
 const abort = new AbortController();
 process.once("SIGINT", () => abort.abort(new Error("interrupted (SIGINT)")));
 process.once("SIGTERM", () => abort.abort(new Error("terminated (SIGTERM)")));
 
-const outcomes: ImportOutcome[] = [];
+let outcomes: ImportOutcome[] = [];
+let busy: ImportBusyError | null = null;
 try {
-  await migrateToLatest(handle.db);
-  const width = Math.max(...names.map((n) => n.length));
-  for (const name of names) {
-    if (abort.signal.aborted) break;
-    const label = name.padEnd(width);
-    const bar = bars.create(1, 0, { source: label, phase: "starting", mb: "0.0", records: 0 });
-    const show = (p: ImportProgress) => {
-      bar.setTotal(Math.max(1, p.total));
-      bar.update(Math.min(p.done, Math.max(1, p.total)), {
-        source: label,
-        phase: p.phase === "download" ? "downloading" : "importing",
-        mb: (p.done / 1_048_576).toFixed(1),
-        records: p.records,
+  await migrateToLatest(store.db);
+  for (;;) {
+    try {
+      outcomes = await syncSources(names, {
+        store,
+        config,
+        logger,
+        mirrorDir: values.mirror ?? null,
+        signal: abort.signal,
+        rejectsFile: values.rejects ?? null,
+        onProgress: display.progress,
+        onOutcome: display.done,
       });
-    };
-    const outcome = await syncSource(name, {
-      db: handle.db,
-      config,
-      logger,
-      mirrorDir: values.mirror ?? null,
-      signal: abort.signal,
-      onProgress: show,
-    });
-    bar.update(bar.getTotal(), { source: label, phase: outcome.status });
-    outcomes.push(outcome);
+      break;
+    } catch (error) {
+      if (!(error instanceof ImportBusyError) || !values.wait || abort.signal.aborted) {
+        if (error instanceof ImportBusyError) busy = error;
+        else throw error;
+        break;
+      }
+      display.note(`waiting: ${error.message}`);
+      await delay(5_000, undefined, { signal: abort.signal }).catch(() => undefined);
+    }
   }
 } finally {
-  bars.stop();
-  await handle.close();
+  display.stop();
+  await store.close();
 }
 
-const rows = outcomes.map((o) => ({
-  source: o.source,
-  status: o.status,
-  added: o.counts.added,
-  updated: o.counts.updated,
-  unchanged: o.counts.unchanged,
-  rejected: o.counts.rejected,
-  removed: o.counts.removed,
-  seconds: (o.durationMs / 1000).toFixed(1),
-  note: o.error ?? o.detail ?? "",
-}));
+if (busy) {
+  console.error(`Not importing: ${busy.message}. Run again when it has finished, or pass --wait.`);
+  process.exit(BUSY_EXIT_CODE);
+}
+
 console.log(`\nDatabase: ${dbPath}`);
-console.table(rows);
+console.table(
+  outcomes.map((o) => ({
+    source: o.source,
+    status: o.status,
+    records: o.records ?? 0,
+    added: o.counts.added,
+    updated: o.counts.updated,
+    unchanged: o.counts.unchanged,
+    rejected: o.counts.rejected,
+    removed: o.counts.removed,
+    seconds: (o.durationMs / 1000).toFixed(1),
+    note: o.error ?? o.detail ?? "",
+  })),
+);
+for (const outcome of outcomes) {
+  for (const { reason, count, examples } of outcome.rejections ?? []) {
+    console.log(`${outcome.source}: ${count} rejected, ${reason} (e.g. ${examples.slice(0, 2).join("; ")})`);
+  }
+  if (outcome.failure?.hint) console.log(`${outcome.source}: ${outcome.failure.hint}`);
+}
 if (outcomes.some((o) => o.status === "failed") || abort.signal.aborted) process.exitCode = 1;

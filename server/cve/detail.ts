@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import type { CveDetailData } from "../../shared/cve/detail-types";
 import { computeCvePriority } from "../../shared/scoring/cve-priority";
 import type { Database } from "../db/schema";
-import { EXPLOIT_KINDS } from "../pipeline/derived";
+import { EXPLOIT_KINDS } from "./evidence";
 
 function parseJson<T>(text: string | null, fallback: T): T {
   if (!text) return fallback;
@@ -38,7 +38,7 @@ const byDay = (a: { date: string }, b: { date: string }) => a.date.slice(0, 10).
  * with `missing` saying what is absent.
  */
 export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date): Promise<CveDetailData | null> {
-  const [record, cvss, epss, kev, ssvc, cwes, affected, references, exploits, indicators] = await Promise.all([
+  const [row, cvss, epss, kev, ssvc, cwes, affected, references, exploits, indicators] = await Promise.all([
     db.selectFrom("cves").selectAll().where("id", "=", id).executeTakeFirst(),
     db.selectFrom("cve_cvss").selectAll().where("cve_id", "=", id).orderBy("version", "desc").orderBy("score", "desc").execute(),
     db.selectFrom("epss_scores").selectAll().where("cve_id", "=", id).orderBy("score_date").execute(),
@@ -65,15 +65,19 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
       .execute(),
   ]);
 
-  if (!record && !kev && epss.length === 0 && exploits.length === 0 && references.length === 0 && indicators.length === 0) return null;
+  if (!row && !kev && epss.length === 0 && exploits.length === 0 && references.length === 0 && indicators.length === 0) return null;
+  // A row exists for every CVE any source knows; a record only once CVE JSON 5 or NVD delivered one.
+  const record = row?.has_record ? row : undefined;
 
   const latestEpss = epss.at(-1) ?? null;
-  // The list's rule (server/pipeline/derived.ts): highest score, then newest version, then CNA, CISA-ADP, NVD.
+  // The list's rule (server/pipeline/derived.ts): highest score (computed from the vector when it can be),
+  // then newest version, then CNA, CISA-ADP, NVD.
+  const effective = (m: (typeof cvss)[number]) => m.computed_score ?? m.score;
   const best = cvss[0]
-    ? [...cvss].sort((a, b) => b.score - a.score || b.version.localeCompare(a.version) || sourceRank(a.source) - sourceRank(b.source))[0]!
+    ? [...cvss].sort((a, b) => effective(b) - effective(a) || b.version.localeCompare(a.version) || sourceRank(a.source) - sourceRank(b.source))[0]!
     : null;
-  const exploitCount = record
-    ? record.exploit_count
+  const exploitCount = row
+    ? row.exploit_count
     : Number(
         (
           await db
@@ -90,7 +94,7 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
       kev: kev ? { dateAdded: kev.date_added, knownRansomwareUse: kev.known_ransomware_use?.toLowerCase() === "known" } : null,
       epss: latestEpss ? { score: latestEpss.epss, percentile: latestEpss.percentile, date: latestEpss.score_date } : null,
       exploitCount,
-      cvss: best ? { score: best.score, version: best.version, source: best.source } : null,
+      cvss: best ? { score: effective(best), version: best.version, source: best.source } : null,
       published: record?.date_published ?? null,
     },
     now,
@@ -113,7 +117,7 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
       : [];
 
   const missing: string[] = [];
-  if (!record) missing.push("No CVE record (CVE JSON 5 or NVD) for this id has been imported: description, CVSS, CWE and affected products are unknown here.");
+  if (!record) missing.push("No CVE record imported yet (CVE JSON 5 or NVD): description, CVSS, CWE and affected products are unknown here until it arrives.");
   if (epss.length === 0) missing.push("No EPSS score.");
   if (cvss.length === 0 && record) missing.push("No CVSS score from the CNA, CISA ADP or NVD.");
 
@@ -128,11 +132,20 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
           reserved: record.date_reserved,
           published: record.date_published,
           updated: record.date_updated,
-          recordSource: record.record_source,
+          recordSource: record.record_source ?? "cve-json5",
         }
       : null,
     priority,
-    cvss: cvss.map((m) => ({ source: m.source, version: m.version, score: m.score, severity: m.severity, vector: m.vector, nvdType: m.nvd_type })),
+    cvss: cvss.map((m) => ({
+      source: m.source,
+      version: m.version,
+      score: m.score,
+      severity: m.severity,
+      computedScore: m.computed_score,
+      computedSeverity: m.computed_severity,
+      vector: m.vector,
+      nvdType: m.nvd_type,
+    })),
     epss: {
       current: latestEpss
         ? { score: latestEpss.epss, percentile: latestEpss.percentile, date: latestEpss.score_date, modelVersion: latestEpss.model_version }
@@ -160,7 +173,8 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
       version: s.version,
       timestamp: s.timestamp,
     })),
-    cwes: cwes
+    // KEV's CWEs stand in only where no record names one, and say they are KEV's.
+    cwes: (cwes.some((c) => c.source !== "cisa-kev") ? cwes.filter((c) => c.source !== "cisa-kev") : cwes)
       .filter((c) => !seenCwes.has(c.cwe_id) && Boolean(seenCwes.add(c.cwe_id)))
       .map((c) => ({ id: c.cwe_id, name: c.name ?? c.description, source: c.source })),
     affected: affected.map((a) => ({

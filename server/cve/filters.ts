@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
 import type { CveListParams } from "../../shared/cve/list-params";
 import type { Database } from "../db/schema";
-import { cveFullTextMatch, withoutIndex } from "../db/sqlite-specific";
+import type { SqlDialect } from "../db/dialect";
 
 type CveExpressions = ExpressionBuilder<Database, "cves">;
 
@@ -15,14 +15,14 @@ function nextDay(day: string): string {
  * `walkAlong` names the sort column whose index a "walk" follows: the other
  * filters then may not use their own indexes.
  */
-export function cveFilter(eb: CveExpressions, params: CveListParams, walkAlong?: `cves.${string}`): Expression<SqlBool> {
+export function cveFilter(eb: CveExpressions, params: CveListParams, dialect: SqlDialect, walkAlong?: `cves.${string}`): Expression<SqlBool> {
   const conditions: Array<Expression<SqlBool>> = [];
-  const column = (name: `cves.${string}`) => (walkAlong && name !== walkAlong ? withoutIndex(name) : sql.ref(name));
+  const column = (name: `cves.${string}`) => (walkAlong && name !== walkAlong ? dialect.withoutIndex(name) : sql.ref(name));
   const state = params.state ?? "published";
   if (state !== "all") conditions.push(eb(column("cves.state"), "=", state.toUpperCase()));
 
   if (params.q) {
-    const match = cveFullTextMatch(params.q, column("cves.seq"));
+    const match = dialect.cveTextMatch(params.q, column("cves.seq"));
     if (match) conditions.push(match);
   }
   if (params.severity && params.severity.length > 0) {

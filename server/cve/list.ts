@@ -1,4 +1,5 @@
-import type { Kysely, Selectable } from "kysely";
+import { sql, type Kysely, type Selectable } from "kysely";
+import { dialectOf } from "../db/dialect";
 import {
   CVE_PAGE_SIZE_DEFAULT,
   type CveListParams,
@@ -90,16 +91,17 @@ export function sortOf(params: CveListParams): { sort: CveSortKey; dir: "asc" | 
 /**
  * A select of the filtered CVEs in the requested order. The id breaks ties so
  * pages never overlap or skip a row; it runs against the sort direction
- * because the sort indexes are "<column> desc, id asc", which SQLite can
- * walk either way. Missing values sort lowest: last when descending.
+ * because the sort indexes are "<column> desc, id asc", walked either way.
+ * Missing values (no EPSS score, no CVSS) come last whichever way a column
+ * is sorted.
  */
 export function orderedCves(db: Kysely<Database>, params: CveListParams, scan: Scan = "gather") {
   const { sort, dir } = sortOf(params);
+  const dialect = dialectOf(db);
   return db
     .selectFrom("cves")
-    .where((eb) => cveFilter(eb, params, scan === "walk" ? SORT_COLUMNS[sort] : undefined))
-    .orderBy(SORT_COLUMNS[sort], dir)
-    .orderBy("cves.id", dir === "desc" ? "asc" : "desc");
+    .where((eb) => cveFilter(eb, params, dialect, scan === "walk" ? SORT_COLUMNS[sort] : undefined))
+    .orderBy(sql.raw(`${SORT_COLUMNS[sort]} ${dir} nulls last, cves.id ${dir === "desc" ? "asc" : "desc"}`));
 }
 
 export async function queryCveRows(db: Kysely<Database>, params: CveListParams, scan: Scan = "gather"): Promise<CveListRow[]> {
@@ -115,7 +117,7 @@ export async function queryCveRows(db: Kysely<Database>, params: CveListParams, 
 export async function countCves(db: Kysely<Database>, params: CveListParams): Promise<number> {
   const { total } = await db
     .selectFrom("cves")
-    .where((eb) => cveFilter(eb, params))
+    .where((eb) => cveFilter(eb, params, dialectOf(db)))
     .select((eb) => eb.fn.countAll<number>().as("total"))
     .executeTakeFirstOrThrow();
   return Number(total);

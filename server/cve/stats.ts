@@ -2,6 +2,7 @@ import { sql, type Kysely } from "kysely";
 import type { CveListParams } from "../../shared/cve/list-params";
 import type { CveChartStats } from "../../shared/cve/list-types";
 import type { Database } from "../db/schema";
+import { dialectOf } from "../db/dialect";
 import { cveFilter } from "./filters";
 
 const DAY_MS = 86_400_000;
@@ -29,7 +30,7 @@ async function perDayWindow(db: Kysely<Database>, params: CveListParams): Promis
   if (!to) {
     const newest = await db
       .selectFrom("cves")
-      .where((eb) => cveFilter(eb, params))
+      .where((eb) => cveFilter(eb, params, dialectOf(db)))
       .select((eb) => eb.fn.max("cves.date_published").as("newest"))
       .executeTakeFirst();
     if (!newest?.newest) return null;
@@ -43,6 +44,7 @@ async function perDayWindow(db: Kysely<Database>, params: CveListParams): Promis
 
 /** Statistics behind the charts above the list; they follow the list's filter. */
 export async function queryCveStats(db: Kysely<Database>, params: CveListParams): Promise<CveChartStats> {
+  const dialect = dialectOf(db);
   const severityLabel = sql<string>`coalesce(cves.cvss_severity, 'NONE')`;
   const window = await perDayWindow(db, params);
   const windowParams = window ? { ...params, published_from: window.from, published_to: window.to } : null;
@@ -51,7 +53,7 @@ export async function queryCveStats(db: Kysely<Database>, params: CveListParams)
     windowParams
       ? db
           .selectFrom("cves")
-          .where((eb) => cveFilter(eb, windowParams))
+          .where((eb) => cveFilter(eb, windowParams, dialect))
           .select([sql<string>`substr(cves.date_published, 1, 10)`.as("day"), severityLabel.as("severity")])
           .select((eb) => eb.fn.countAll<number>().as("count"))
           .groupBy(["day", "severity"])
@@ -59,14 +61,14 @@ export async function queryCveStats(db: Kysely<Database>, params: CveListParams)
       : Promise.resolve([]),
     db
       .selectFrom("cves")
-      .where((eb) => cveFilter(eb, params))
+      .where((eb) => cveFilter(eb, params, dialect))
       .select(["cves.cvss_severity as severity"])
       .select((eb) => eb.fn.countAll<number>().as("count"))
       .groupBy("cves.cvss_severity")
       .execute(),
     db
       .selectFrom("cves")
-      .where((eb) => cveFilter(eb, params))
+      .where((eb) => cveFilter(eb, params, dialect))
       .where("cves.vendor", "is not", null)
       .select(["cves.vendor"])
       .select((eb) => eb.fn.countAll<number>().as("count"))

@@ -1,33 +1,34 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from "kysely";
-import { isSqlite } from "./dialect";
+import { dialectOf } from "./dialect";
 import * as m0001 from "./migrations/0001-sources";
 import * as m0002 from "./migrations/0002-cves";
 import * as m0003 from "./migrations/0003-indicators";
 import * as m0004 from "./migrations/0004-cve-radar-indexes";
 import * as m0005 from "./migrations/0005-warninglist-title";
 import * as m0006 from "./migrations/0006-ioc-radar-indexes";
-import { analyzeAll } from "./sqlite-specific";
+import * as m0007 from "./migrations/0007-schema-v2";
 
 /**
  * Migrations are listed here rather than discovered on disk so that they work
  * the same from TypeScript sources, from a bundle and in tests.
  */
-const migrations: Record<string, Migration> = {
+export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0001-sources": m0001,
   "0002-cves": m0002,
   "0003-indicators": m0003,
   "0004-cve-radar-indexes": m0004,
   "0005-warninglist-title": m0005,
   "0006-ioc-radar-indexes": m0006,
+  "0007-schema-v2": m0007,
 };
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
+const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };
 
 /** Applies every pending migration in order; returns the names applied by this call. */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   const applied = (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);
-  if (applied.length > 0 && isSqlite(db)) await analyzeAll(db);
+  if (applied.length > 0) await dialectOf(db).analyze(db);
   return applied;
 }

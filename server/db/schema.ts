@@ -12,12 +12,25 @@ import type { Generated } from "kysely";
 
 export interface SourcesTable {
   name: string;
-  last_run_at: string | null;
-  last_success_at: string | null;
-  last_error: string | null;
-  last_error_at: string | null;
   /** never-run | ok | not-modified | failed */
   status: Generated<string>;
+  last_run_at: string | null;
+  last_success_at: string | null;
+  /** The failure's whole cause chain, as one line. */
+  last_error: string | null;
+  /** JSON: { causes: string[], hint: string | null } of the last failure. */
+  last_error_detail: string | null;
+  last_error_at: string | null;
+  /** Failures since the last success: the retry back-off doubles with each. */
+  consecutive_failures: Generated<number>;
+  /** When the scheduler tries this source next (after a failure: sooner than its interval). */
+  next_attempt_at: string | null;
+  runs: Generated<number>;
+  failures: Generated<number>;
+  /** Where the source was read from last: a change makes it due at once. */
+  location_key: string | null;
+  /** 1 for a feed that lists everything it knows each time: what it no longer lists was withdrawn. */
+  complete_list: Generated<number>;
   /** Counts of the last successful run; a failed run leaves them alone. */
   added: Generated<number>;
   updated: Generated<number>;
@@ -27,7 +40,9 @@ export interface SourcesTable {
   duration_ms: number | null;
   /** Rows this source holds after its last successful run. */
   record_count: number | null;
-  /** Incremental position (cvelistV5 delta fetchTime, NVD lastModified). */
+  /** Records the parsers read in the last successful run: what progress counts towards. */
+  records_read: number | null;
+  /** Incremental position (cvelistV5 delta fetchTime, NVD lastModified, MISP feed progress). */
   cursor: string | null;
   newest_record_at: string | null;
 }
@@ -38,6 +53,17 @@ export interface SourceFilesTable {
   location: string;
   etag: string | null;
   last_modified: string | null;
+  /** SHA-256 of the file as last imported: an identical file is not read again. */
+  content_hash: string | null;
+}
+
+/** The running import (at most one row): who holds it, what it imports, since when. */
+export interface ImportLockTable {
+  id: number;
+  holder: string;
+  source: string | null;
+  started_at: string;
+  heartbeat_at: string;
 }
 
 /** Content hash of every record a source delivered: the basis of added / updated / unchanged. */
@@ -52,6 +78,8 @@ export interface CvesTable {
   seq: Generated<number>;
   id: string;
   state: string;
+  /** 1 once a CVE record (CVE JSON 5 or NVD) is stored; 0 for an id only KEV, EPSS or exploit lists know. */
+  has_record: Generated<number>;
   title: string | null;
   /** English description (or rejection reason) used for search and the list page. */
   description: string | null;
@@ -63,8 +91,8 @@ export interface CvesTable {
   date_published: string | null;
   date_updated: string | null;
   data_version: string | null;
-  /** Feed that owns this row: cve-json5 wins over nvd. */
-  record_source: string;
+  /** Feed of the record: cve-json5 wins over nvd; null without a record. */
+  record_source: string | null;
   vendor: string | null;
   product: string | null;
   cvss_score: number | null;
@@ -88,8 +116,12 @@ export interface CveCvssTable {
   origin: string;
   source: string;
   version: string;
+  /** As published. */
   score: number;
   severity: string;
+  /** Computed from the vector (null without a vector the calculator reads). */
+  computed_score: number | null;
+  computed_severity: string | null;
   vector: string | null;
   nvd_type: string | null;
 }
@@ -181,41 +213,66 @@ export interface IndicatorsTable {
   type: string;
   /** Canonical value (shared/ioc normalisation). */
   value: string;
+  /** Host of a URL, e-mail address or ip:port (server/db/ioc-tables.ts). */
+  host: string | null;
+  /** Registrable domain of a domain or URL, when it differs from the value. */
+  domain: string | null;
+  /** Earliest first-seen time any feed published; null when no feed dated it. */
   first_seen: string | null;
+  /** Latest last-seen time any feed published: the lists' "newest first". */
   last_seen: string | null;
-  /** last_seen, else first_seen, else when we first imported it: the list's "newest first" key. */
-  seen_at: string;
+  /** When this instance first imported it. */
+  listed_since: string;
   threat_type: string | null;
   malware_family: string | null;
   confidence: number | null;
-  /** JSON: string[], union over sightings */
-  tags: string;
-  /** JSON: string[], the feeds that reported it */
-  sources: string;
-  source_count: number;
+  source_count: Generated<number>;
 }
 
 export interface IndicatorSightingsTable {
   indicator_id: number;
   source: string;
-  /** 0 when the feed gave no port. */
-  port: number;
-  raw_value: string;
+  /** Hash of what makes this statement distinct within the feed: port, reporter, family, reference, tags. */
+  variant: number;
+  port: number | null;
+  /** The value as the feed wrote it, when it differs from the canonical one. */
+  raw_value: string | null;
+  /** The publisher's times; null when the feed dates nothing. */
   first_seen: string | null;
   last_seen: string | null;
+  /** This instance's: first imported, and when a complete list stopped listing it. */
+  listed_since: string;
+  delisted_at: string | null;
   threat_type: string | null;
   malware_family: string | null;
-  /** JSON: string[] */
-  tags: string;
+  /** JSON: string[]; null when none. */
+  tags: string | null;
   confidence: number | null;
   reporter: string | null;
-  reference: string | null;
-  imported_at: string;
+  reference_id: number | null;
 }
 
 export interface IndicatorTagsTable {
-  tag: string;
+  tag_id: number;
   indicator_id: number;
+}
+
+export interface TagsTable {
+  id: Generated<number>;
+  name: string;
+}
+
+export interface SightingReferencesTable {
+  id: Generated<number>;
+  url: string;
+}
+
+/** Other names of a malware family (maltrail's "# Aliases:"), matched by the malware and tag filters. */
+export interface FamilyAliasesTable {
+  alias: string;
+  /** lower(malware_family) */
+  family_key: string;
+  source: string;
 }
 
 export interface IndicatorCvesTable {
@@ -246,6 +303,7 @@ export interface WarninglistEntriesTable {
 export interface Database {
   sources: SourcesTable;
   source_files: SourceFilesTable;
+  import_lock: ImportLockTable;
   source_records: SourceRecordsTable;
   cves: CvesTable;
   cve_cvss: CveCvssTable;
@@ -261,6 +319,9 @@ export interface Database {
   indicator_sightings: IndicatorSightingsTable;
   indicator_tags: IndicatorTagsTable;
   indicator_cves: IndicatorCvesTable;
+  tags: TagsTable;
+  sighting_references: SightingReferencesTable;
+  family_aliases: FamilyAliasesTable;
   warninglists: WarninglistsTable;
   warninglist_entries: WarninglistEntriesTable;
 }

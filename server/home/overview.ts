@@ -2,7 +2,7 @@ import { sql, type Kysely } from "kysely";
 import { defang } from "../../shared/ioc/defang";
 import type { IndicatorType } from "../../shared/ioc/types";
 import type { HomeData } from "../../shared/types/home";
-import { querySourceStatuses } from "../api/sources";
+import { querySourceStatuses } from "../sources/status";
 import type { CveService } from "../cve/service";
 import type { Database } from "../db/schema";
 import type { VersionedCache } from "../db/versioned-cache";
@@ -15,17 +15,17 @@ const LIST_SIZE = 10;
 const daysAgo = (now: Date, days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
 const count = (row: { n: number | string | bigint } | undefined) => Number(row?.n ?? 0);
 
-/** Indicators per day by type over the 90 days up to the newest sighting. */
+/** Indicators per day (of the publishers' last-seen times) by type over the 90 days up to the newest. */
 async function indicatorsPerDay(db: Kysely<Database>): Promise<HomeData["indicatorChart"]> {
-  const newest = await db.selectFrom("indicators").select((eb) => eb.fn.max("seen_at").as("d")).executeTakeFirst();
+  const newest = await db.selectFrom("indicators").select((eb) => eb.fn.max("last_seen").as("d")).executeTakeFirst();
   if (!newest?.d) return { days: [], byType: {} };
   const end = Date.parse(`${newest.d.slice(0, 10)}T00:00:00Z`);
   const days = Array.from({ length: CHART_DAYS }, (_, i) => new Date(end - (CHART_DAYS - 1 - i) * DAY_MS).toISOString().slice(0, 10));
   const rows = await db
     .selectFrom("indicators")
-    .select([sql<string>`substr(seen_at, 1, 10)`.as("day"), "type"])
+    .select([sql<string>`substr(last_seen, 1, 10)`.as("day"), "type"])
     .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("seen_at", ">=", days[0]!)
+    .where("last_seen", ">=", days[0]!)
     .groupBy(["day", "type"])
     .execute();
   const index = new Map(days.map((day, i) => [day, i]));
@@ -71,8 +71,14 @@ export async function queryHomeOverview({ db, cves, cached, pipelineConfig }: Ho
         db.selectFrom("kev_entries").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst(),
         db.selectFrom("kev_entries").where("date_added", ">=", daysAgo(now, 30).slice(0, 10)).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst(),
         db.selectFrom("indicators").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst(),
-        db.selectFrom("indicators").where("seen_at", ">=", daysAgo(now, 1)).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst(),
-        db.selectFrom("indicators").select((eb) => eb.fn.max("seen_at").as("d")).executeTakeFirst(),
+        // The publishers' times only: a listing no feed dated was not "seen" at any time.
+        db
+          .selectFrom("indicators")
+          .where("last_seen", ">=", daysAgo(now, 1))
+          .where("last_seen", "<=", now.toISOString())
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .executeTakeFirst(),
+        db.selectFrom("indicators").select((eb) => eb.fn.max("last_seen").as("d")).executeTakeFirst(),
       ]);
       return {
         cvesTracked: count(tracked),
@@ -99,8 +105,9 @@ export async function queryHomeOverview({ db, cves, cached, pipelineConfig }: Ho
     cached("home-indicators", () =>
       db
         .selectFrom("indicators")
-        .select(["type", "value", "seen_at", "malware_family", "threat_type"])
-        .orderBy("seen_at", "desc")
+        .select(["type", "value", "last_seen", "malware_family", "threat_type"])
+        .where("last_seen", "is not", null)
+        .orderBy(sql`last_seen desc nulls last`)
         .orderBy("id")
         .limit(LIST_SIZE)
         .execute(),
@@ -125,7 +132,7 @@ export async function queryHomeOverview({ db, cves, cached, pipelineConfig }: Ho
       type: i.type,
       value: i.value,
       display: defang({ type: i.type as IndicatorType, value: i.value }),
-      seenAt: i.seen_at,
+      seenAt: i.last_seen ?? "",
       malwareFamily: i.malware_family,
       threatType: i.threat_type,
     })),

@@ -1,89 +1,119 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from "kysely";
+import type { Kysely } from "kysely";
+import { sql } from "kysely";
 import { defang } from "../../shared/ioc/defang";
+import type { IndicatorWithPort } from "../../shared/ioc/detect";
 import { hostOf, ipv4Slash24, registrableDomain } from "../../shared/ioc/host";
 import type { Indicator } from "../../shared/ioc/types";
-import { KNOWN_SCHEMES } from "../../shared/ioc/url";
 import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
-import { SEEN_WINDOWS } from "../../shared/ioc-radar/list-params";
+import { iocListSearch, SEEN_WINDOWS } from "../../shared/ioc-radar/list-params";
 import type { IocActivityWindow, IocDetailData, IocSightingView, RelatedGroup, RelatedIndicator } from "../../shared/ioc-radar/detail-types";
 import { scoreIndicator } from "../../shared/scoring/ioc-score";
 import type { Database } from "../db/schema";
-import { indicatorTextMatch } from "../db/sqlite-specific";
-import { escapeLike } from "./filters";
 import { asIndicator, parseStringList } from "./list";
 
-const RELATED_LIMIT = 10;
+/** Related indicators shown per relation; the page links to the full list. */
+export const RELATED_LIMIT = 10;
+/** At most this many addresses of a /24 are read to find its newest (a /24 holds at most 256 addresses, each with some ports). */
+const SLASH24_SCAN = 2_000;
 const DAY_MS = 86_400_000;
 
-/**
- * `value` starts with one of the prefixes: a range on the value index for
- * each ("abc" ≤ value < "abd"), where LIKE with a wildcard reads every row.
- */
-function startsWithAny(eb: ExpressionBuilder<Database, "indicators">, prefixes: readonly string[]): Expression<SqlBool> {
-  return eb.or(
-    prefixes.map((prefix) => {
-      const next = prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-      return eb.and([eb("indicators.value", ">=", prefix), eb("indicators.value", "<", next)]);
-    }),
-  );
-}
+type RelatedRow = { id: number; type: string; value: string; last_seen: string | null; malware_family: string | null };
 
-function relatedQuery(db: Kysely<Database>, selfId: number | null) {
-  return db
-    .selectFrom("indicators")
-    .select(["indicators.type", "indicators.value", "indicators.last_seen", "indicators.malware_family"])
-    .$if(selfId !== null, (qb) => qb.where("indicators.id", "!=", selfId ?? 0))
-    .orderBy("indicators.seen_at", "desc")
-    .orderBy("indicators.id")
-    .limit(RELATED_LIMIT);
-}
-
-type RelatedRow = { type: string; value: string; last_seen: string | null; malware_family: string | null };
-const toRelated = (rows: RelatedRow[]): RelatedIndicator[] =>
+const toRelated = (rows: readonly RelatedRow[]): RelatedIndicator[] =>
   rows.map((row) => ({ type: row.type, value: row.value, display: defang(asIndicator(row)), lastSeen: row.last_seen, malwareFamily: row.malware_family }));
+
+const RELATED_COLUMNS = ["indicators.id", "indicators.type", "indicators.value", "indicators.last_seen", "indicators.malware_family"] as const;
+
+/** Newest first, undated last, as the lists order them. */
+function newestFirst(a: RelatedRow, b: RelatedRow): number {
+  if (a.last_seen !== b.last_seen) return a.last_seen === null ? 1 : b.last_seen === null ? -1 : a.last_seen > b.last_seen ? -1 : 1;
+  return a.id - b.id;
+}
+
+async function countWhere(db: Kysely<Database>, column: "host" | "domain", key: string): Promise<number> {
+  const row = await db.selectFrom("indicators").select((eb) => eb.fn.countAll<number>().as("n")).where(column, "=", key).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * Indicators that share a relation key (server/db/ioc-tables.ts): the newest
+ * few by the key's index, the value that is the key itself, and how many
+ * share it in all. Each is one index range; nothing is sorted but a handful.
+ */
+async function sharingKey(db: Kysely<Database>, column: "host" | "domain", key: string, selfId: number | null): Promise<{ rows: RelatedRow[]; total: number }> {
+  const [newest, itself, total] = await Promise.all([
+    db
+      .selectFrom("indicators")
+      .select(RELATED_COLUMNS)
+      .where(column, "=", key)
+      .orderBy(sql`indicators.last_seen desc nulls last, indicators.id asc`)
+      .limit(RELATED_LIMIT + 1)
+      .execute(),
+    db.selectFrom("indicators").select(RELATED_COLUMNS).where("value", "=", key).where("type", "in", ["domain", "ipv4", "ipv6"]).execute(),
+    countWhere(db, column, key),
+  ]);
+  const rows = [...itself, ...newest].filter((row) => row.id !== selfId).sort(newestFirst).slice(0, RELATED_LIMIT);
+  return { rows, total: total + itself.length - (selfId !== null && [...itself, ...newest].some((row) => row.id === selfId) ? 1 : 0) };
+}
 
 async function relatedGroups(db: Kysely<Database>, indicator: Indicator, selfId: number | null, malware: string | null): Promise<RelatedGroup[]> {
   const groups: Array<Promise<RelatedGroup>> = [];
   if (malware) {
+    const key = malware.toLowerCase();
     groups.push(
-      relatedQuery(db, selfId)
-        .where(sql`lower(indicators.malware_family)`, "=", malware.toLowerCase())
-        .execute()
-        .then((rows) => ({ relation: "malware", key: malware, indicators: toRelated(rows) })),
+      Promise.all([
+        db
+          .selectFrom("indicators")
+          .select(RELATED_COLUMNS)
+          .where(sql`lower(indicators.malware_family)`, "=", key)
+          .$if(selfId !== null, (qb) => qb.where("indicators.id", "!=", selfId ?? 0))
+          .orderBy(sql`indicators.last_seen desc nulls last, indicators.id asc`)
+          .limit(RELATED_LIMIT)
+          .execute(),
+        db.selectFrom("indicators").select((eb) => eb.fn.countAll<number>().as("n")).where(sql`lower(indicators.malware_family)`, "=", key).executeTakeFirst(),
+      ]).then(([rows, count]) => ({
+        relation: "malware",
+        key: malware,
+        indicators: toRelated(rows),
+        total: Math.max(0, Number(count?.n ?? 0) - (selfId !== null ? 1 : 0)),
+        listSearch: iocListSearch({ malware }),
+      })),
     );
   }
-  if (indicator.type === "url" || indicator.type === "domain") {
+  if (indicator.type === "url" || indicator.type === "domain" || indicator.type === "email" || indicator.type === "ip:port") {
     const host = hostOf(indicator);
-    if (host) {
-      const onHost = KNOWN_SCHEMES.flatMap((scheme) => [`${scheme}://${host}/`, `${scheme}://${host}:`]);
-      groups.push(
-        relatedQuery(db, selfId)
-          .where((eb) => eb.or([eb("indicators.value", "=", host), startsWithAny(eb, onHost)]))
-          .execute()
-          .then((rows) => ({ relation: "host", key: host, indicators: toRelated(rows) })),
-      );
+    if (host && host !== indicator.value) {
+      groups.push(sharingKey(db, "host", host, selfId).then(({ rows, total }) => ({ relation: "host", key: host, indicators: toRelated(rows), total, listSearch: iocListSearch({ host }) })));
     }
     const domain = registrableDomain(indicator);
     if (domain && domain !== host) {
-      groups.push(
-        relatedQuery(db, selfId)
-          .where("indicators.type", "=", "domain")
-          .where((eb) => eb.or([eb("indicators.value", "=", domain), eb.and([indicatorTextMatch(domain), eb("indicators.value", "like", sql<string>`${`%.${escapeLike(domain)}`} escape '\\'`)])]))
-          .execute()
-          .then((rows) => ({ relation: "domain", key: domain, indicators: toRelated(rows) })),
-      );
+      groups.push(sharingKey(db, "domain", domain, selfId).then(({ rows, total }) => ({ relation: "domain", key: domain, indicators: toRelated(rows), total, listSearch: iocListSearch({ domain }) })));
+    }
+    if (indicator.type === "domain" && host === indicator.value) {
+      groups.push(sharingKey(db, "host", indicator.value, selfId).then(({ rows, total }) => ({ relation: "host", key: indicator.value, indicators: toRelated(rows), total, listSearch: iocListSearch({ host: indicator.value }) })));
+      const under = await sharingKey(db, "domain", indicator.value, selfId);
+      if (under.total > 0) groups.push(Promise.resolve({ relation: "domain", key: indicator.value, indicators: toRelated(under.rows), total: under.total, listSearch: iocListSearch({ domain: indicator.value }) }));
     }
   }
   if (indicator.type === "ipv4" || indicator.type === "ip:port") {
     const range = ipv4Slash24(indicator.value);
     if (range) {
       const prefix = range.slice(0, range.lastIndexOf(".") + 1);
+      // "1.2.3." ≤ value < "1.2.3/": the /24's addresses and ip:ports, one range of the value index.
+      const upper = `${prefix.slice(0, -1)}/`;
       groups.push(
-        relatedQuery(db, selfId)
-          .where("indicators.type", "in", ["ipv4", "ip:port"])
-          .where((eb) => startsWithAny(eb, [prefix]))
+        db
+          .selectFrom("indicators")
+          .select(RELATED_COLUMNS)
+          .where("value", ">=", prefix)
+          .where("value", "<", upper)
+          .where("type", "in", ["ipv4", "ip:port"])
+          .limit(SLASH24_SCAN)
           .execute()
-          .then((rows) => ({ relation: "slash24", key: range, indicators: toRelated(rows) })),
+          .then((rows) => {
+            const others = rows.filter((row) => row.id !== selfId);
+            return { relation: "slash24", key: range, indicators: toRelated(others.sort(newestFirst).slice(0, RELATED_LIMIT)), total: others.length, listSearch: "" };
+          }),
       );
     }
   }
@@ -93,6 +123,7 @@ async function relatedGroups(db: Kysely<Database>, indicator: Indicator, selfId:
 function activityWindows(sightings: IocSightingView[], now: Date): IocActivityWindow[] {
   return Object.values(SEEN_WINDOWS).map((days) => {
     const since = now.getTime() - days * DAY_MS;
+    // The publishers' times only: an undated listing is not activity.
     const sources = sightings
       .filter((s) => {
         const time = Date.parse(s.lastSeen ?? s.firstSeen ?? "");
@@ -103,62 +134,93 @@ function activityWindows(sightings: IocSightingView[], now: Date): IocActivityWi
   });
 }
 
-/** Everything the detail page shows about one canonical indicator, seen by a feed or not. */
-export async function queryIocDetail(db: Kysely<Database>, indicator: Indicator, matcher: WarninglistMatcher, now: Date): Promise<IocDetailData> {
-  const row = await db
-    .selectFrom("indicators")
-    .selectAll()
-    .where("value", "=", indicator.value)
-    .where("type", "=", indicator.type)
-    .executeTakeFirst();
+/**
+ * Everything the detail page shows about an indicator, in any form it was
+ * asked for: an ip:port a feed filed under its bare address shows that
+ * address, with the port's sightings first. A value no feed reported still
+ * gets its page (score "unknown", warninglist matches).
+ */
+export async function queryIocDetail(
+  db: Kysely<Database>,
+  read: IndicatorWithPort,
+  matcher: WarninglistMatcher,
+  completeLists: ReadonlyMap<string, string | null>,
+  now: Date,
+): Promise<IocDetailData> {
+  const find = (indicator: Indicator) => db.selectFrom("indicators").selectAll().where("value", "=", indicator.value).where("type", "=", indicator.type).executeTakeFirst();
+  let indicator = read.indicator;
+  let row = await find(indicator);
+  if (!row && read.address) {
+    const address = await find(read.address);
+    if (address) {
+      indicator = read.address;
+      row = address;
+    }
+  }
   const id = row ? Number(row.id) : null;
-  const [sightingRows, cveRows] = id === null
-    ? [[], []]
-    : await Promise.all([
-        db.selectFrom("indicator_sightings").selectAll().where("indicator_id", "=", id).orderBy("source").orderBy("port").execute(),
-        db.selectFrom("indicator_cves").select("cve_id").distinct().where("indicator_id", "=", id).orderBy("cve_id").execute(),
-      ]);
-  const sightings: IocSightingView[] = sightingRows.map((s) => ({
-    source: s.source,
-    port: s.port === 0 ? null : s.port,
-    rawValue: s.raw_value,
-    firstSeen: s.first_seen,
-    lastSeen: s.last_seen,
-    threatType: s.threat_type,
-    malwareFamily: s.malware_family,
-    tags: parseStringList(s.tags),
-    confidence: s.confidence,
-    reporter: s.reporter,
-    reference: s.reference,
-  }));
+  const [sightingRows, cveRows] =
+    id === null
+      ? [[], []]
+      : await Promise.all([
+          db
+            .selectFrom("indicator_sightings as s")
+            .leftJoin("sighting_references as r", "r.id", "s.reference_id")
+            .selectAll("s")
+            .select("r.url")
+            .where("s.indicator_id", "=", id)
+            .orderBy("s.source")
+            .orderBy("s.last_seen", "desc")
+            .orderBy("s.variant")
+            .execute(),
+          db.selectFrom("indicator_cves").select("cve_id").distinct().where("indicator_id", "=", id).orderBy("cve_id").execute(),
+        ]);
+  const sightings: IocSightingView[] = sightingRows.map((s) => {
+    const listedAt = completeLists.get(s.source) ?? null;
+    return {
+      source: s.source,
+      port: s.port,
+      rawValue: s.raw_value ?? indicator.value,
+      firstSeen: s.first_seen,
+      lastSeen: s.last_seen,
+      listedSince: s.listed_since,
+      stillListedAt: s.delisted_at === null ? listedAt : null,
+      delistedAt: s.delisted_at,
+      threatType: s.threat_type,
+      malwareFamily: s.malware_family,
+      tags: parseStringList(s.tags),
+      confidence: s.confidence,
+      reporter: s.reporter,
+      reference: s.url,
+    };
+  });
+  // The port that was asked for comes first.
+  if (read.port !== null) sightings.sort((a, b) => Number(b.port === read.port) - Number(a.port === read.port));
   const matches = matcher.match(indicator);
   const descriptions = matches.length
-    ? new Map(
-        (await db.selectFrom("warninglists").select(["name", "description"]).where("name", "in", matches.map((m) => m.list)).execute()).map((l) => [l.name, l.description]),
-      )
+    ? new Map((await db.selectFrom("warninglists").select(["name", "description"]).where("name", "in", matches.map((m) => m.list)).execute()).map((l) => [l.name, l.description]))
     : new Map<string, string | null>();
   const related = await relatedGroups(db, indicator, id, row?.malware_family ?? null);
+  const stillListed = sightings.map((s) => s.stillListedAt).filter((t): t is string => t !== null).sort().at(-1) ?? null;
   return {
     type: indicator.type,
     value: indicator.value,
     display: defang(indicator),
     known: row !== undefined,
+    requested: indicator.value !== read.indicator.value || read.port !== null ? { value: read.indicator.value, port: read.port } : null,
     summary: row
       ? {
           firstSeen: row.first_seen,
           lastSeen: row.last_seen,
+          listedSince: row.listed_since,
+          stillListedAt: stillListed,
           threatType: row.threat_type,
           malwareFamily: row.malware_family,
-          tags: parseStringList(row.tags),
-          sources: parseStringList(row.sources),
+          tags: [...new Set(sightings.flatMap((s) => s.tags))],
+          sources: [...new Set(sightings.map((s) => s.source))].sort(),
           confidence: row.confidence,
         }
       : null,
-    score: scoreIndicator(
-      sightings.map((s) => ({ source: s.source, confidence: s.confidence, firstSeen: s.firstSeen, lastSeen: s.lastSeen })),
-      now,
-      matches.length > 0,
-    ),
+    score: scoreIndicator(sightings, now, matches.length > 0),
     sightings,
     activity: activityWindows(sightings, now),
     related: related.filter((group) => group.indicators.length > 0),

@@ -1,69 +1,95 @@
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
-import { normalizeIndicator } from "../../shared/ioc/detect";
+import { parseIndicator } from "../../shared/ioc/detect";
 import { SEEN_WINDOWS, type IocListParams } from "../../shared/ioc-radar/list-params";
+import { VALUE_SEARCH_MIN_LENGTH, type SqlDialect } from "../db/dialect";
 import type { Database } from "../db/schema";
-import { INDICATOR_SEARCH_MIN_LENGTH, indicatorTextMatch, withoutIndex } from "../db/sqlite-specific";
 
 type IndicatorExpressions = ExpressionBuilder<Database, "indicators">;
 
 const DAY_MS = 86_400_000;
 
-/** Text with LIKE's wildcards escaped (use with `escape '\\'`). */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
-
-function likePattern(text: string): string {
-  return `%${escapeLike(text)}%`;
-}
-
-/** The earliest `seen_at` a "seen within" window admits, relative to the request's clock. */
+/** The earliest publisher's last-seen time a "seen within" window admits, relative to the request's clock. */
 export function seenSince(params: Pick<IocListParams, "seen">, now: Date): string | null {
   return params.seen ? new Date(now.getTime() - SEEN_WINDOWS[params.seen] * DAY_MS).toISOString() : null;
 }
 
 /**
+ * What a filter needs besides the parameters: the dialect, and what free
+ * text matches besides values (the malware families and threat types that
+ * contain it, found in their short cached lists, so no query reads every
+ * indicator to compare them).
+ */
+export interface FilterContext {
+  dialect: SqlDialect;
+  families: string[];
+  threatTypes: string[];
+}
+
+/** The family keys a malware filter or text matches: the family itself and the families it is an alias of. */
+function familyKeys(eb: IndicatorExpressions, name: string) {
+  const key = name.toLowerCase();
+  return eb.or([
+    eb(sql`lower(indicators.malware_family)`, "=", key),
+    eb(sql`lower(indicators.malware_family)`, "in", eb.selectFrom("family_aliases").select("family_aliases.family_key").where(sql`lower(family_aliases.alias)`, "=", key)),
+  ]);
+}
+
+/**
  * The where-clause of a filtered IOC list, shared by the list, its count, the
  * chart statistics and the exports so they always describe the same set.
- * Free text matches the canonical form of a pasted indicator exactly, and
- * otherwise a substring of the value, malware family or threat type.
- * `walkAlong` names the sort column whose index a "walk" follows (see
- * `server/db/scan.ts`): the other filters then may not use their own indexes.
+ * Free text that is an indicator (in any form a feed or an analyst writes)
+ * matches it exactly; other text matches part of a value, a malware family
+ * or a threat type. `walkAlong` names the sort column whose index a "walk"
+ * follows (server/db/scan.ts): the other filters then may not use theirs.
  */
-export function iocFilter(eb: IndicatorExpressions, params: IocListParams, now: Date, walkAlong?: `indicators.${string}`): Expression<SqlBool> {
+export function iocFilter(
+  eb: IndicatorExpressions,
+  params: IocListParams,
+  now: Date,
+  context: FilterContext,
+  walkAlong?: `indicators.${string}`,
+): Expression<SqlBool> {
+  const { dialect } = context;
   const conditions: Array<Expression<SqlBool>> = [];
-  const column = (name: `indicators.${string}`) => (walkAlong && name !== walkAlong ? withoutIndex(name) : sql.ref(name));
+  const column = (name: `indicators.${string}`) => (walkAlong && name !== walkAlong ? dialect.withoutIndex(name) : sql.ref(name));
   if (params.type && params.type.length > 0) conditions.push(eb(column("indicators.type"), "in", params.type));
   if (params.threat_type) conditions.push(eb(column("indicators.threat_type"), "=", params.threat_type));
-  if (params.malware) {
-    const family = walkAlong ? sql`+lower(indicators.malware_family)` : sql`lower(indicators.malware_family)`;
-    conditions.push(eb(family, "=", params.malware.toLowerCase()));
-  }
+  if (params.malware) conditions.push(familyKeys(eb, params.malware));
   if (params.tag) {
-    const tagged = eb.selectFrom("indicator_tags").select("indicator_tags.indicator_id").where("indicator_tags.tag", "=", params.tag);
-    conditions.push(walkAlong ? eb.exists(tagged.whereRef("indicator_tags.indicator_id", "=", "indicators.id")) : eb("indicators.id", "in", tagged));
+    const tag = params.tag;
+    const tagged = eb
+      .selectFrom("indicator_tags")
+      .select("indicator_tags.indicator_id")
+      .where("indicator_tags.tag_id", "=", eb.selectFrom("tags").select("tags.id").where("tags.name", "=", tag));
+    // A family's aliases tag it too (maltrail states them once per family).
+    conditions.push(
+      eb.or([
+        walkAlong ? eb.exists(tagged.whereRef("indicator_tags.indicator_id", "=", "indicators.id")) : eb("indicators.id", "in", tagged),
+        eb(sql`lower(indicators.malware_family)`, "in", eb.selectFrom("family_aliases").select("family_aliases.family_key").where("family_aliases.alias", "=", tag)),
+      ]),
+    );
   }
   if (params.source) {
     const seenBy = eb.selectFrom("indicator_sightings").select("indicator_sightings.indicator_id").where("indicator_sightings.source", "=", params.source);
     conditions.push(walkAlong ? eb.exists(seenBy.whereRef("indicator_sightings.indicator_id", "=", "indicators.id")) : eb("indicators.id", "in", seenBy));
   }
+  if (params.host) conditions.push(eb.or([eb(column("indicators.host"), "=", params.host), eb("indicators.value", "=", params.host)]));
+  if (params.domain) conditions.push(eb.or([eb(column("indicators.domain"), "=", params.domain), eb("indicators.value", "=", params.domain)]));
   const since = seenSince(params, now);
-  if (since) conditions.push(eb(column("indicators.seen_at"), ">=", since));
+  if (since) conditions.push(eb(column("indicators.last_seen"), ">=", since));
   if (params.q) {
-    const canonical = normalizeIndicator(params.q);
-    if (canonical) {
-      conditions.push(eb("indicators.value", "=", canonical.value));
-    } else if (params.q.length >= INDICATOR_SEARCH_MIN_LENGTH) {
-      conditions.push(indicatorTextMatch(params.q, column("indicators.id")));
+    const read = parseIndicator(params.q);
+    if (read) {
+      // An ip:port as written also finds the address a feed listed with that port.
+      const values = [read.indicator.value, ...(read.address ? [read.address.value] : [])];
+      conditions.push(eb("indicators.value", "in", values));
     } else {
-      const pattern = likePattern(params.q.toLowerCase());
-      conditions.push(
-        eb.or([
-          eb(sql`lower(indicators.value)`, "like", sql`${pattern} escape '\\'`),
-          eb(sql`lower(indicators.malware_family)`, "like", sql`${pattern} escape '\\'`),
-          eb(sql`lower(indicators.threat_type)`, "like", sql`${pattern} escape '\\'`),
-        ]),
-      );
+      const alternatives: Array<Expression<SqlBool>> = [];
+      if (params.q.length >= VALUE_SEARCH_MIN_LENGTH) alternatives.push(dialect.valueContains(params.q, column("indicators.id")));
+      else alternatives.push(eb("indicators.value", "=", params.q));
+      if (context.families.length > 0) alternatives.push(eb(sql`lower(indicators.malware_family)`, "in", context.families));
+      if (context.threatTypes.length > 0) alternatives.push(eb(column("indicators.threat_type"), "in", context.threatTypes));
+      conditions.push(eb.or(alternatives));
     }
   }
   return eb.and(conditions);

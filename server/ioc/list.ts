@@ -1,4 +1,4 @@
-import type { Kysely, Selectable } from "kysely";
+import { sql, type Kysely, type Selectable } from "kysely";
 import { defang } from "../../shared/ioc/defang";
 import type { Indicator, IndicatorType } from "../../shared/ioc/types";
 import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
@@ -7,29 +7,30 @@ import type { IocListPage, IocListRow } from "../../shared/ioc-radar/list-types"
 import { scoreIndicator, type ScoreSighting } from "../../shared/scoring/ioc-score";
 import type { Database, IndicatorsTable } from "../db/schema";
 import type { Scan } from "../db/scan";
-import { iocFilter } from "./filters";
+import { iocFilter, type FilterContext } from "./filters";
 
-const SORT_COLUMNS = {
-  last_seen: "indicators.seen_at",
-  first_seen: "indicators.first_seen",
-  confidence: "indicators.confidence",
-  sources: "indicators.source_count",
-  value: "indicators.value",
-  type: "indicators.type",
-} as const satisfies Record<IocSortKey, `indicators.${keyof IndicatorsTable}`>;
+type Direction = "asc" | "desc";
+const reverse = (dir: Direction): Direction => (dir === "asc" ? "desc" : "asc");
 
 /**
- * How the id tie-breaker runs against each sort index, so that SQLite walks
- * the index in either direction instead of sorting: `indicators_seen_idx` is
- * "seen_at desc, id", the others "<column>, id".
+ * Each sort's ORDER BY, written to match its index (server/db/ioc-tables.ts)
+ * in either direction, with an explicit tie-breaker so pages never overlap:
+ * missing values (an undated indicator, no confidence) come last whichever
+ * way a column is sorted.
  */
-const ID_DIRECTION: Record<IocSortKey, "with" | "against"> = {
-  last_seen: "against",
-  first_seen: "with",
-  confidence: "with",
-  sources: "with",
-  value: "with",
-  type: "with",
+const ORDERINGS: Record<IocSortKey, { column: `indicators.${keyof IndicatorsTable}`; order: (dir: Direction) => string }> = {
+  last_seen: { column: "indicators.last_seen", order: (dir) => `indicators.last_seen ${dir} nulls last, indicators.id ${reverse(dir)}` },
+  first_seen: { column: "indicators.first_seen", order: (dir) => `indicators.first_seen ${dir} nulls last, indicators.id ${reverse(dir)}` },
+  listed_since: { column: "indicators.listed_since", order: (dir) => `indicators.listed_since ${dir}, indicators.id ${reverse(dir)}` },
+  confidence: { column: "indicators.confidence", order: (dir) => `indicators.confidence ${dir} nulls last, indicators.id ${reverse(dir)}` },
+  sources: { column: "indicators.source_count", order: (dir) => `indicators.source_count ${dir}, indicators.id ${reverse(dir)}` },
+  // Within a type, newest first (the type index's own order, walked backwards for "desc").
+  type: {
+    column: "indicators.type",
+    order: (dir) => (dir === "asc" ? "indicators.type asc, indicators.last_seen desc nulls last, indicators.id asc" : "indicators.type desc, indicators.last_seen asc nulls first, indicators.id desc"),
+  },
+  // (value, type) is unique: the type breaks the rare ties.
+  value: { column: "indicators.value", order: (dir) => `indicators.value ${dir}, indicators.type ${dir}` },
 };
 
 export const INDICATOR_COLUMNS = [
@@ -38,21 +39,28 @@ export const INDICATOR_COLUMNS = [
   "indicators.value",
   "indicators.first_seen",
   "indicators.last_seen",
+  "indicators.listed_since",
   "indicators.threat_type",
   "indicators.malware_family",
   "indicators.confidence",
-  "indicators.tags",
-  "indicators.sources",
 ] as const;
 
 export type IndicatorRow = Pick<
   Selectable<IndicatorsTable>,
-  "id" | "type" | "value" | "first_seen" | "last_seen" | "threat_type" | "malware_family" | "confidence" | "tags" | "sources"
+  "id" | "type" | "value" | "first_seen" | "last_seen" | "listed_since" | "threat_type" | "malware_family" | "confidence"
 >;
+
+/** What a list row, the score and the exports need of each sighting. */
+export interface RowSighting extends ScoreSighting {
+  tags: string | null;
+  delistedAt: string | null;
+  reference: string | null;
+}
 
 const SIGHTING_BATCH = 500;
 
-export function parseStringList(text: string): string[] {
+export function parseStringList(text: string | null): string[] {
+  if (!text) return [];
   const value: unknown = JSON.parse(text);
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
 }
@@ -61,18 +69,28 @@ export function asIndicator(row: { type: string; value: string }): Indicator {
   return { type: row.type as IndicatorType, value: row.value };
 }
 
-/** Each indicator's sightings, as the score needs them, for a batch of ids. */
-export async function scoreSightings(db: Kysely<Database>, ids: readonly number[]): Promise<Map<number, ScoreSighting[]>> {
-  const byId = new Map<number, ScoreSighting[]>();
+/** The sightings of a batch of indicators, by id. */
+export async function sightingsOf(db: Kysely<Database>, ids: readonly number[]): Promise<Map<number, RowSighting[]>> {
+  const byId = new Map<number, RowSighting[]>();
   for (let start = 0; start < ids.length; start += SIGHTING_BATCH) {
-    const batch = ids.slice(start, start + SIGHTING_BATCH);
     const rows = await db
-      .selectFrom("indicator_sightings")
-      .select(["indicator_id", "source", "confidence", "first_seen", "last_seen"])
-      .where("indicator_id", "in", batch)
+      .selectFrom("indicator_sightings as s")
+      .leftJoin("sighting_references as r", "r.id", "s.reference_id")
+      .select(["s.indicator_id", "s.source", "s.confidence", "s.first_seen", "s.last_seen", "s.tags", "s.delisted_at", "r.url"])
+      .where("s.indicator_id", "in", ids.slice(start, start + SIGHTING_BATCH))
+      .orderBy("s.indicator_id")
+      .orderBy("s.source")
       .execute();
     for (const row of rows) {
-      const sighting: ScoreSighting = { source: row.source, confidence: row.confidence, firstSeen: row.first_seen, lastSeen: row.last_seen };
+      const sighting: RowSighting = {
+        source: row.source,
+        confidence: row.confidence,
+        firstSeen: row.first_seen,
+        lastSeen: row.last_seen,
+        tags: row.tags,
+        delistedAt: row.delisted_at,
+        reference: row.url,
+      };
       const list = byId.get(Number(row.indicator_id));
       if (list) list.push(sighting);
       else byId.set(Number(row.indicator_id), [sighting]);
@@ -81,12 +99,33 @@ export async function scoreSightings(db: Kysely<Database>, ids: readonly number[
   return byId;
 }
 
-/** List rows with their score and benign-list flag. */
-export async function toListRows(db: Kysely<Database>, rows: readonly IndicatorRow[], matcher: WarninglistMatcher, now: Date): Promise<IocListRow[]> {
-  const sightings = await scoreSightings(db, rows.map((row) => row.id));
+/**
+ * When a complete list last listed an indicator: the latest successful
+ * import among the complete-list feeds whose sighting of it is not
+ * delisted. Feeds of additions say nothing about still listing anything.
+ */
+export function stillListedAt(sightings: readonly RowSighting[], completeLists: ReadonlyMap<string, string | null>): string | null {
+  let newest: string | null = null;
+  for (const sighting of sightings) {
+    const listedAt = completeLists.get(sighting.source) ?? null;
+    if (sighting.delistedAt === null && listedAt !== null && (newest === null || listedAt > newest)) newest = listedAt;
+  }
+  return newest;
+}
+
+/** List rows with their score, tags, feeds, listing times and benign-list flag. */
+export async function toListRows(
+  db: Kysely<Database>,
+  rows: readonly IndicatorRow[],
+  matcher: WarninglistMatcher,
+  completeLists: ReadonlyMap<string, string | null>,
+  now: Date,
+): Promise<IocListRow[]> {
+  const sightings = await sightingsOf(db, rows.map((row) => row.id));
   return rows.map((row) => {
+    const own = sightings.get(row.id) ?? [];
     const benignLists = matcher.match(asIndicator(row)).map((match) => match.list);
-    const score = scoreIndicator(sightings.get(row.id) ?? [], now, benignLists.length > 0);
+    const score = scoreIndicator(own, now, benignLists.length > 0);
     return {
       id: row.id,
       type: row.type,
@@ -94,10 +133,12 @@ export async function toListRows(db: Kysely<Database>, rows: readonly IndicatorR
       display: defang(asIndicator(row)),
       firstSeen: row.first_seen,
       lastSeen: row.last_seen,
+      listedSince: row.listed_since,
+      stillListedAt: stillListedAt(own, completeLists),
       threatType: row.threat_type,
       malwareFamily: row.malware_family,
-      tags: parseStringList(row.tags),
-      sources: parseStringList(row.sources),
+      tags: [...new Set(own.flatMap((s) => parseStringList(s.tags)))],
+      sources: [...new Set(own.map((s) => s.source))].sort(),
       confidence: row.confidence,
       score: score.score,
       verdict: score.verdict,
@@ -106,23 +147,23 @@ export async function toListRows(db: Kysely<Database>, rows: readonly IndicatorR
   });
 }
 
-export function sortOf(params: IocListParams): { sort: IocSortKey; dir: "asc" | "desc" } {
+export function sortOf(params: IocListParams): { sort: IocSortKey; dir: Direction } {
   return { sort: params.sort ?? "last_seen", dir: params.dir ?? "desc" };
 }
 
-/** A select of the filtered indicators in the requested order; the id breaks ties so pages never overlap. */
-export function orderedIndicators(db: Kysely<Database>, params: IocListParams, now: Date, scan: Scan = "gather") {
+/** A select of the filtered indicators in the requested order (see ORDERINGS). */
+export function orderedIndicators(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext, scan: Scan = "gather") {
   const { sort, dir } = sortOf(params);
+  const { column, order } = ORDERINGS[sort];
   return db
     .selectFrom("indicators")
-    .where((eb) => iocFilter(eb, params, now, scan === "walk" ? SORT_COLUMNS[sort] : undefined))
-    .orderBy(SORT_COLUMNS[sort], dir)
-    .orderBy("indicators.id", ID_DIRECTION[sort] === "with" ? dir : dir === "desc" ? "asc" : "desc");
+    .where((eb) => iocFilter(eb, params, now, context, scan === "walk" ? column : undefined))
+    .orderBy(sql.raw(order(dir)));
 }
 
-export async function queryIndicatorRows(db: Kysely<Database>, params: IocListParams, now: Date, scan: Scan = "gather"): Promise<IndicatorRow[]> {
+export async function queryIndicatorRows(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext, scan: Scan = "gather"): Promise<IndicatorRow[]> {
   const perPage = params.per_page ?? IOC_PAGE_SIZE_DEFAULT;
-  const rows = await orderedIndicators(db, params, now, scan)
+  const rows = await orderedIndicators(db, params, now, context, scan)
     .select(INDICATOR_COLUMNS)
     .limit(perPage)
     .offset(((params.page ?? 1) - 1) * perPage)
@@ -130,10 +171,10 @@ export async function queryIndicatorRows(db: Kysely<Database>, params: IocListPa
   return rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 
-export async function countIndicators(db: Kysely<Database>, params: IocListParams, now: Date): Promise<number> {
+export async function countIndicators(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext): Promise<number> {
   const { total } = await db
     .selectFrom("indicators")
-    .where((eb) => iocFilter(eb, params, now))
+    .where((eb) => iocFilter(eb, params, now, context))
     .select((eb) => eb.fn.countAll<number>().as("total"))
     .executeTakeFirstOrThrow();
   return Number(total);

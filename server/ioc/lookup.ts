@@ -1,12 +1,13 @@
 import type { Kysely } from "kysely";
 import { defang } from "../../shared/ioc/defang";
+import { parseIndicator } from "../../shared/ioc/detect";
 import type { extractIndicators } from "../../shared/ioc/extract";
 import { canonicalIndicatorPath } from "../../shared/ioc/indicator-path";
 import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
 import { LOOKUP_MAX_INDICATORS, type LookupResponse, type LookupResult, type LookupVerdict } from "../../shared/ioc-radar/lookup-types";
 import { scoreIndicator } from "../../shared/scoring/ioc-score";
 import type { Database } from "../db/schema";
-import { parseStringList, scoreSightings } from "./list";
+import { sightingsOf } from "./list";
 
 const VALUE_BATCH = 500;
 /** Results classified between two turns of the event loop. */
@@ -32,17 +33,19 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export async function lookupIndicators(db: Kysely<Database>, found: FoundIndicators, matcher: WarninglistMatcher, now: Date): Promise<LookupResponse> {
   if (found.length > LOOKUP_MAX_INDICATORS) throw new TooManyIndicatorsError(`more than ${LOOKUP_MAX_INDICATORS} indicators`);
 
-  const known = new Map<string, { id: number; malware: string | null; sources: string[] }>();
-  const values = [...new Set(found.map((item) => item.value))];
+  const known = new Map<string, { id: number; malware: string | null }>();
+  // An ip:port as written is also looked up as the address some feeds file it under.
+  const addressOf = (item: { type: string; value: string }) => (item.type === "ip:port" ? parseIndicator(item.value)?.address ?? null : null);
+  const values = [...new Set(found.flatMap((item) => [item.value, ...(addressOf(item) ? [addressOf(item)!.value] : [])]))];
   for (let start = 0; start < values.length; start += VALUE_BATCH) {
     const rows = await db
       .selectFrom("indicators")
-      .select(["id", "type", "value", "malware_family", "sources"])
+      .select(["id", "type", "value", "malware_family"])
       .where("value", "in", values.slice(start, start + VALUE_BATCH))
       .execute();
-    for (const row of rows) known.set(`${row.type} ${row.value}`, { id: Number(row.id), malware: row.malware_family, sources: parseStringList(row.sources) });
+    for (const row of rows) known.set(`${row.type} ${row.value}`, { id: Number(row.id), malware: row.malware_family });
   }
-  const sightings = await scoreSightings(db, [...known.values()].map((k) => k.id));
+  const sightings = await sightingsOf(db, [...known.values()].map((k) => k.id));
 
   const byVerdict = emptyCounts();
   const byType: Record<string, Record<LookupVerdict, number>> = {};
@@ -50,7 +53,8 @@ export async function lookupIndicators(db: Kysely<Database>, found: FoundIndicat
   for (const [index, item] of found.entries()) {
     // Ten thousand warninglist matches take a while: let other requests through meanwhile.
     if (index > 0 && index % CLASSIFY_BATCH === 0) await nextTurn();
-    const record = known.get(`${item.type} ${item.value}`);
+    const address = addressOf(item);
+    const record = known.get(`${item.type} ${item.value}`) ?? (address ? known.get(`${address.type} ${address.value}`) : undefined);
     const benignLists = matcher.match(item).map((match) => match.list);
     const score = scoreIndicator(record ? sightings.get(record.id) ?? [] : [], now, benignLists.length > 0);
     const verdict: LookupVerdict = benignLists.length > 0 ? "benign-listed" : record ? "known" : "unknown";
@@ -66,7 +70,7 @@ export async function lookupIndicators(db: Kysely<Database>, found: FoundIndicat
       score: record ? score.score : null,
       scoreVerdict: score.verdict,
       malwareFamily: record?.malware ?? null,
-      sources: record?.sources ?? [],
+      sources: record ? [...new Set((sightings.get(record.id) ?? []).map((s) => s.source))].sort() : [],
       benignLists,
       link: canonicalIndicatorPath(item.value) ?? `/ioc-radar/${encodeURIComponent(item.value)}`,
     });

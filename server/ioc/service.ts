@@ -1,18 +1,20 @@
-import type { Kysely } from "kysely";
-import type { Indicator } from "../../shared/ioc/types";
+import { sql, type Kysely } from "kysely";
+import type { IndicatorWithPort } from "../../shared/ioc/detect";
 import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
 import type { IocDetailData } from "../../shared/ioc-radar/detail-types";
 import { IOC_PAGE_SIZE_DEFAULT, iocListSearch, type IocListParams } from "../../shared/ioc-radar/list-params";
 import type { IocChartStats, IocFacets, IocListPage } from "../../shared/ioc-radar/list-types";
-import type { SourceStatus } from "../../shared/types/sources";
-import { querySourceStatuses } from "../api/sources";
 import { LOOKUP_MAX_INDICATORS, type LookupResponse } from "../../shared/ioc-radar/lookup-types";
+import type { SourceStatus } from "../../shared/types/sources";
+import { dialectOf } from "../db/dialect";
 import { chooseScan } from "../db/scan";
 import type { Database } from "../db/schema";
 import { createVersionedCache, type DataVersion } from "../db/versioned-cache";
+import { querySourceStatuses } from "../sources/status";
 import { queryIocDetail } from "./detail";
-import { countIndicators, queryIndicatorRows, toListPage, toListRows } from "./list";
 import type { Extract } from "./extract-pool";
+import type { FilterContext } from "./filters";
+import { countIndicators, queryIndicatorRows, toListPage, toListRows } from "./list";
 import { lookupIndicators } from "./lookup";
 import { queryIocStats } from "./stats";
 import { loadWarninglistMatcher } from "./warninglists";
@@ -23,14 +25,18 @@ export const IOC_SOURCES = ["feodotracker", "malwarebazaar", "urlhaus", "threatf
 export interface IocService {
   list(params: IocListParams, now: Date): Promise<IocListPage>;
   stats(params: IocListParams, now: Date): Promise<IocChartStats>;
-  detail(indicator: Indicator, now: Date): Promise<IocDetailData>;
+  detail(read: IndicatorWithPort, now: Date): Promise<IocDetailData>;
   lookup(text: string, now: Date): Promise<LookupResponse>;
   freshness(now: Date): Promise<SourceStatus[]>;
   facets(): Promise<IocFacets>;
   matcher(): Promise<WarninglistMatcher>;
+  /** What a filter of these parameters needs besides them. */
+  filterContext(params: IocListParams): Promise<FilterContext>;
+  /** Each complete-list feed's last successful import (when it last listed what it lists). */
+  completeLists(): Promise<ReadonlyMap<string, string | null>>;
 }
 
-/** The part of a view that decides its row set, plus the day it is relative to when it has a "seen within" window. */
+/** The part of a view that decides its row set, plus the hour it is relative to when it has a "seen within" window. */
 function filterKey(params: IocListParams, now: Date): string {
   const search = iocListSearch({ ...params, page: undefined, per_page: undefined, sort: undefined, dir: undefined });
   return params.seen ? `${search}@${now.toISOString().slice(0, 13)}` : search;
@@ -38,39 +44,72 @@ function filterKey(params: IocListParams, now: Date): string {
 
 /**
  * The IOC radar's queries. Counts, chart statistics, facets and the
- * warninglist matcher are cached per data version (the sources' newest
- * successful import), like the CVE radar's; a page of rows is read fresh.
- * A "seen within" view is cached per hour of the clock.
+ * warninglist matcher are cached per data version, like the CVE radar's; a
+ * page of rows is read fresh. A "seen within" view is cached per hour of the
+ * clock.
  */
 export function createIocService(db: Kysely<Database>, dataVersion: DataVersion, extract: Extract, cacheSize = 500): IocService {
   const cached = createVersionedCache(dataVersion, cacheSize);
-
+  const dialect = dialectOf(db);
   const matcher = () => cached("matcher", () => loadWarninglistMatcher(db));
+
+  const facets = () =>
+    cached("facets", async () => {
+      const [threatTypes, families, sources] = await Promise.all([
+        db.selectFrom("indicators").select("threat_type").distinct().where("threat_type", "is not", null).orderBy("threat_type").execute(),
+        db.selectFrom("indicators").select(sql<string>`lower(malware_family)`.as("family")).distinct().where("malware_family", "is not", null).execute(),
+        db.selectFrom("sources").select("name").where("record_count", ">", 0).orderBy("name").execute(),
+      ]);
+      return {
+        threatTypes: threatTypes.map((r) => r.threat_type ?? ""),
+        families: families.map((r) => r.family),
+        sources: sources.map((r) => r.name).filter((name) => IOC_SOURCES.includes(name) && name !== "misp-warninglists"),
+      };
+    });
+
+  const filterContext = async (params: IocListParams): Promise<FilterContext> => {
+    if (!params.q) return { dialect, families: [], threatTypes: [] };
+    const needle = params.q.toLowerCase();
+    const { threatTypes, families } = await facets();
+    return {
+      dialect,
+      families: families.filter((family) => family.includes(needle)),
+      threatTypes: threatTypes.filter((threatType) => threatType.toLowerCase().includes(needle)),
+    };
+  };
+
+  const completeLists = () =>
+    cached("complete-lists", async () => {
+      const rows = await db.selectFrom("sources").select(["name", "last_success_at"]).where("complete_list", "=", 1).execute();
+      return new Map(rows.map((row) => [row.name, row.last_success_at]));
+    });
 
   return {
     async list(params, now) {
-      const count = (view: IocListParams) => cached(`count|${filterKey(view, now)}`, () => countIndicators(db, view, now));
-      const [total, universe, lists] = await Promise.all([count(params), count({}), matcher()]);
+      const context = await filterContext(params);
+      const count = (view: IocListParams) => cached(`count|${filterKey(view, now)}`, () => countIndicators(db, view, now, { dialect, families: context.families, threatTypes: context.threatTypes }));
+      const [total, universe, lists, listed] = await Promise.all([count(params), count({}), matcher(), completeLists()]);
       const pageEnd = (params.page ?? 1) * (params.per_page ?? IOC_PAGE_SIZE_DEFAULT);
       const scan = chooseScan({ matches: total, universe, pageEnd });
-      const rows = await queryIndicatorRows(db, params, now, scan);
-      return toListPage(params, await toListRows(db, rows, lists, now), total);
+      const rows = await queryIndicatorRows(db, params, now, context, scan);
+      return toListPage(params, await toListRows(db, rows, lists, listed, now), total);
     },
-    stats: (params, now) => cached(`stats|${filterKey(params, now)}`, () => queryIocStats(db, params, now)),
-    detail: async (indicator, now) => queryIocDetail(db, indicator, await matcher(), now),
+    stats: async (params, now) => {
+      const context = await filterContext(params);
+      return cached(`stats|${filterKey(params, now)}`, () => queryIocStats(db, params, now, context));
+    },
+    detail: async (read, now) => queryIocDetail(db, read, await matcher(), await completeLists(), now),
     lookup: async (text, now) => lookupIndicators(db, await extract(text, LOOKUP_MAX_INDICATORS + 1), await matcher(), now),
     freshness: async (now) =>
       (await querySourceStatuses(db, now))
         .filter((source) => IOC_SOURCES.includes(source.name) && source.status !== "never-run")
         .sort((a, b) => IOC_SOURCES.indexOf(a.name) - IOC_SOURCES.indexOf(b.name)),
-    facets: () =>
-      cached("facets", async () => {
-        const [threatTypes, sources] = await Promise.all([
-          db.selectFrom("indicators").select("threat_type").distinct().where("threat_type", "is not", null).orderBy("threat_type").execute(),
-          db.selectFrom("indicator_sightings").select("source").distinct().orderBy("source").execute(),
-        ]);
-        return { threatTypes: threatTypes.map((r) => r.threat_type ?? ""), sources: sources.map((r) => r.source) };
-      }),
+    facets: async () => {
+      const { threatTypes, sources } = await facets();
+      return { threatTypes, sources };
+    },
     matcher,
+    filterContext,
+    completeLists,
   };
 }

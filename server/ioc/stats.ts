@@ -3,7 +3,7 @@ import { INDICATOR_TYPES } from "../../shared/ioc/types";
 import type { IocListParams } from "../../shared/ioc-radar/list-params";
 import type { IocChartStats } from "../../shared/ioc-radar/list-types";
 import type { Database } from "../db/schema";
-import { iocFilter } from "./filters";
+import { iocFilter, type FilterContext } from "./filters";
 
 const DAY_MS = 86_400_000;
 /** The per-day chart shows the 90 days up to the newest match (or up to now with a "seen within" filter). */
@@ -20,18 +20,22 @@ function dayList(from: string, to: string): string[] {
   return days;
 }
 
-/** Statistics behind the charts above the list; they follow the list's filter. */
-export async function queryIocStats(db: Kysely<Database>, params: IocListParams, now: Date): Promise<IocChartStats> {
-  const filtered = () => db.selectFrom("indicators").where((eb) => iocFilter(eb, params, now));
-  const newest = await filtered().select((eb) => eb.fn.max("indicators.seen_at").as("newest")).executeTakeFirst();
+/**
+ * Statistics behind the charts above the list; they follow the list's
+ * filter. Days are the publishers' last-seen days: an undated listing is in
+ * the type and family charts, never in the per-day one.
+ */
+export async function queryIocStats(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext): Promise<IocChartStats> {
+  const filtered = () => db.selectFrom("indicators").where((eb) => iocFilter(eb, params, now, context));
+  const newest = await filtered().select((eb) => eb.fn.max("indicators.last_seen").as("newest")).executeTakeFirst();
   const to = params.seen ? now.toISOString().slice(0, 10) : newest?.newest?.slice(0, 10) ?? null;
   const from = to ? shiftDay(to, -(PER_DAY_DAYS - 1)) : null;
 
   const [perDayRows, typeRows, malwareRows] = await Promise.all([
     from
       ? filtered()
-          .where("indicators.seen_at", ">=", from)
-          .select([sql<string>`substr(indicators.seen_at, 1, 10)`.as("day"), "indicators.type"])
+          .where("indicators.last_seen", ">=", from)
+          .select([sql<string>`substr(indicators.last_seen, 1, 10)`.as("day"), "indicators.type"])
           .select((eb) => eb.fn.countAll<number>().as("count"))
           .groupBy(["day", "indicators.type"])
           .execute()

@@ -1,10 +1,14 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 import { computeCvePriority } from "../../shared/scoring/cve-priority";
+import { EXPLOIT_KINDS } from "../cve/evidence";
 import type { Database } from "../db/schema";
-import { chunk } from "./importer";
+import { chunk } from "./engine/importer";
+import type { StagingTable } from "./engine/staging";
 
-/** Exploit rows that count as public exploit evidence (Trickest's plain references do not). */
-export const EXPLOIT_KINDS = ["poc-repository", "exploit-reference"] as const;
+/** The CVE ids whose evidence a run changed: every CVE importer stages them here. */
+export const TOUCHED_CVES: StagingTable = { name: "touched_cves", columns: [["id", "text"]] };
+
+const touched = sql.table("staging.touched_cves");
 
 /** Preference among equal best CVSS scores: the CNA's own rating first. */
 const SOURCE_RANK = sql`case source when 'cna' then 0 when 'cisa-adp' then 1 when 'nvd' then 2 else 3 end`;
@@ -15,134 +19,147 @@ function daysBefore(isoDate: string, days: number): string {
   return date.toISOString().slice(0, 10);
 }
 
-/**
- * Copies the evidence the list page filters on into `cves` (best CVSS,
- * current and week-old EPSS, KEV, exploit count) for the given ids or all
- * rows. Plain correlated subqueries, so PostgreSQL runs the same statement.
- */
-async function refreshEvidenceColumns(trx: Kysely<Database>, ids: string[] | "all"): Promise<void> {
-  const latest = await trx
-    .selectFrom("epss_scores")
-    .select(sql<string | null>`max(score_date)`.as("d"))
-    .executeTakeFirst();
-  const weekAgo = latest?.d ? daysBefore(latest.d, 7) : null;
+type Scope = "touched" | "all";
 
-  const update = trx.updateTable("cves").set((eb) => {
-    const kev = () => eb.selectFrom("kev_entries as k").whereRef("k.cve_id", "=", "cves.id");
-    const epss = () =>
-      eb
-        .selectFrom("epss_scores as e")
-        .whereRef("e.cve_id", "=", "cves.id")
-        .orderBy("e.score_date", "desc")
-        .limit(1);
-    const best = () =>
-      eb
-        .selectFrom("cve_cvss as m")
-        .whereRef("m.cve_id", "=", "cves.id")
-        .orderBy("m.score", "desc")
-        .orderBy("m.version", "desc")
-        .orderBy(SOURCE_RANK)
-        .limit(1);
-    return {
-      kev: eb.case().when(eb.exists(kev().select(sql.lit(1).as("one")))).then(1).else(0).end(),
-      kev_date_added: kev().select("k.date_added"),
-      kev_due_date: kev().select("k.due_date"),
-      kev_ransomware: eb
-        .case()
-        .when(
-          eb.exists(
-            kev()
-              .where(sql`lower(k.known_ransomware_use)`, "=", "known")
-              .select(sql.lit(1).as("one")),
-          ),
-        )
-        .then(1)
-        .else(0)
-        .end(),
-      epss: epss().select("e.epss"),
-      epss_percentile: epss().select("e.percentile"),
-      epss_date: epss().select("e.score_date"),
-      epss_7d_ago: weekAgo
-        ? eb
-            .selectFrom("epss_scores as w")
-            .whereRef("w.cve_id", "=", "cves.id")
-            .where("w.score_date", "<=", weekAgo)
-            .orderBy("w.score_date", "desc")
-            .limit(1)
-            .select("w.epss")
-        : sql<number | null>`null`,
-      exploit_count: eb
-        .selectFrom("cve_exploits as x")
-        .whereRef("x.cve_id", "=", "cves.id")
-        .where("x.kind", "in", EXPLOIT_KINDS)
-        .select(sql<number>`count(distinct x.url)`.as("n")),
-      cvss_score: best().select("m.score"),
-      cvss_severity: best().select("m.severity"),
-      cvss_version: best().select("m.version"),
-      cvss_source: best().select("m.source"),
-    };
-  });
-  if (ids === "all") {
-    await update.execute();
-    return;
-  }
-  for (const part of chunk(ids, 500)) await update.where("id", "in", part).execute();
+function inScope(scope: Scope, id: Expression<unknown>): Expression<SqlBool> {
+  return scope === "all" ? sql<SqlBool>`true` : sql<SqlBool>`${id} in (select id from ${touched})`;
 }
 
-/** Recomputes `priority_score` from the evidence columns and writes the rows whose score moved. */
-async function refreshPriorities(trx: Kysely<Database>, ids: string[] | "all", now: Date): Promise<number> {
-  const base = trx
+/**
+ * A row in `cves` for every touched id: a CVE exists as soon as any source
+ * knows it (KEV, EPSS and exploit lists name CVEs whose record may not be
+ * imported yet). Such a row says so (`has_record` 0). Every id KEV or EPSS
+ * names is a published CVE.
+ */
+async function ensureRows(trx: Kysely<Database>): Promise<void> {
+  await sql`insert into cves (id, state) select distinct id, 'PUBLISHED' from ${touched} where true order by id on conflict (id) do nothing`.execute(trx);
+}
+
+/**
+ * Copies the evidence the list filters and sorts on into `cves`: KEV, the
+ * current and week-old EPSS, the exploit count and the best CVSS (by the
+ * score computed from the vector when there is one). Each kind is one
+ * set statement over the CVEs in scope: computed once with a join or a
+ * window, then written with `update … from`, and cleared where the evidence
+ * went away. For a CVE without a record, KEV's name, description, vendor and
+ * product stand in, and the page says whose they are.
+ */
+async function refreshEvidenceColumns(trx: Kysely<Database>, scope: Scope): Promise<void> {
+  const run = (query: RawBuilder<unknown>) => query.execute(trx);
+  const cveScope = inScope(scope, sql.ref("cves.id"));
+  const idScope = (column: string) => inScope(scope, sql.ref(column));
+
+  await run(sql`
+    update cves set kev = 1, kev_date_added = k.date_added, kev_due_date = k.due_date,
+      kev_ransomware = case when lower(k.known_ransomware_use) = 'known' then 1 else 0 end
+    from kev_entries k where k.cve_id = cves.id and ${cveScope}`);
+  await run(sql`
+    update cves set kev = 0, kev_date_added = null, kev_due_date = null, kev_ransomware = 0
+    where kev = 1 and ${cveScope} and not exists (select 1 from kev_entries k where k.cve_id = cves.id)`);
+
+  const latest = await trx.selectFrom("epss_scores").select(sql<string | null>`max(score_date)`.as("d")).executeTakeFirst();
+  const weekAgo = latest?.d ? daysBefore(latest.d, 7) : null;
+  await run(sql`
+    update cves set epss = e.epss, epss_percentile = e.percentile, epss_date = e.score_date
+    from (
+      select cve_id, epss, percentile, score_date, row_number() over (partition by cve_id order by score_date desc) as rn
+      from epss_scores where ${idScope("epss_scores.cve_id")}
+    ) e
+    where e.rn = 1 and e.cve_id = cves.id`);
+  await run(sql`
+    update cves set epss_7d_ago = w.epss
+    from (
+      select cve_id, epss, row_number() over (partition by cve_id order by score_date desc) as rn
+      from epss_scores where score_date <= ${weekAgo ?? ""} and ${idScope("epss_scores.cve_id")}
+    ) w
+    where w.rn = 1 and w.cve_id = cves.id`);
+  await run(sql`
+    update cves set epss = null, epss_percentile = null, epss_date = null, epss_7d_ago = null
+    where epss is not null and ${cveScope} and not exists (select 1 from epss_scores e where e.cve_id = cves.id)`);
+  await run(sql`
+    update cves set epss_7d_ago = null
+    where epss_7d_ago is not null and ${cveScope}
+      and not exists (select 1 from epss_scores w where w.cve_id = cves.id and w.score_date <= ${weekAgo ?? ""})`);
+
+  await run(sql`
+    update cves set exploit_count = x.n
+    from (
+      select cve_id, count(distinct url) as n from cve_exploits
+      where kind in (${sql.join([...EXPLOIT_KINDS])}) and ${idScope("cve_exploits.cve_id")} group by cve_id
+    ) x
+    where x.cve_id = cves.id and cves.exploit_count <> x.n`);
+  await run(sql`
+    update cves set exploit_count = 0
+    where exploit_count <> 0 and ${cveScope}
+      and not exists (select 1 from cve_exploits x where x.cve_id = cves.id and x.kind in (${sql.join([...EXPLOIT_KINDS])}))`);
+
+  await run(sql`
+    update cves set cvss_score = b.score, cvss_severity = b.severity, cvss_version = b.version, cvss_source = b.source
+    from (
+      select cve_id, coalesce(computed_score, score) as score, coalesce(computed_severity, severity) as severity, version, source,
+        row_number() over (partition by cve_id order by coalesce(computed_score, score) desc, version desc, ${SOURCE_RANK}) as rn
+      from cve_cvss where ${idScope("cve_cvss.cve_id")}
+    ) b
+    where b.rn = 1 and b.cve_id = cves.id`);
+  await run(sql`
+    update cves set cvss_score = null, cvss_severity = null, cvss_version = null, cvss_source = null
+    where cvss_score is not null and ${cveScope} and not exists (select 1 from cve_cvss m where m.cve_id = cves.id)`);
+
+  // Without a record, KEV's own words stand in for the record's (kept only until the record arrives).
+  await run(sql`
+    update cves set title = k.vulnerability_name, description = k.short_description, vendor = k.vendor_project, product = k.product
+    from kev_entries k
+    where k.cve_id = cves.id and cves.has_record = 0 and ${cveScope}`);
+}
+
+/** Rows whose priority is written per statement: small enough to plan fast, few enough round trips. */
+const PRIORITY_BATCH = 500;
+
+/**
+ * Recomputes `priority_score` with the one definition the CVE page uses
+ * (shared/scoring/cve-priority.ts) and writes the scores that moved, a batch
+ * per statement (`update … from (values …)`): one round trip per 500 rows,
+ * not per row.
+ */
+async function refreshPriorities(trx: Kysely<Database>, scope: Scope, now: Date): Promise<number> {
+  const rows = await trx
     .selectFrom("cves")
     .select([
-      "id",
-      "state",
-      "kev",
-      "kev_date_added",
-      "kev_ransomware",
-      "epss",
-      "epss_percentile",
-      "epss_date",
-      "exploit_count",
-      "cvss_score",
-      "cvss_version",
-      "cvss_source",
-      "date_published",
-      "priority_score",
-    ]);
-  const parts = ids === "all" ? [null] : chunk(ids, 500);
-  let changed = 0;
-  for (const part of parts) {
-    const rows = await (part ? base.where("id", "in", part) : base).execute();
-    for (const row of rows) {
-      const { score } = computeCvePriority(
-        {
-          state: row.state,
-          kev: row.kev ? { dateAdded: row.kev_date_added, knownRansomwareUse: row.kev_ransomware === 1 } : null,
-          epss: row.epss === null ? null : { score: row.epss, percentile: row.epss_percentile, date: row.epss_date },
-          exploitCount: row.exploit_count,
-          cvss:
-            row.cvss_score === null
-              ? null
-              : { score: row.cvss_score, version: row.cvss_version, source: row.cvss_source },
-          published: row.date_published,
-        },
-        now,
-      );
-      if (score === row.priority_score) continue;
-      changed += 1;
-      await trx.updateTable("cves").set({ priority_score: score }).where("id", "=", row.id).execute();
-    }
+      "id", "state", "kev", "kev_date_added", "kev_ransomware", "epss", "epss_percentile", "epss_date", "exploit_count",
+      "cvss_score", "cvss_version", "cvss_source", "date_published", "priority_score",
+    ])
+    .where((eb) => inScope(scope, eb.ref("cves.id")))
+    .execute();
+  const moved: Array<[string, number]> = [];
+  for (const row of rows) {
+    const { score } = computeCvePriority(
+      {
+        state: row.state,
+        kev: row.kev ? { dateAdded: row.kev_date_added, knownRansomwareUse: row.kev_ransomware === 1 } : null,
+        epss: row.epss === null ? null : { score: row.epss, percentile: row.epss_percentile, date: row.epss_date },
+        exploitCount: row.exploit_count,
+        cvss: row.cvss_score === null ? null : { score: row.cvss_score, version: row.cvss_version, source: row.cvss_source },
+        published: row.date_published,
+      },
+      now,
+    );
+    if (score !== row.priority_score) moved.push([row.id, score]);
   }
-  return changed;
+  for (const part of chunk(moved, PRIORITY_BATCH)) {
+    const values = sql.join(part.map(([id, score]) => sql`(${id}, cast(${score} as double precision))`));
+    // VALUES columns are column1, column2 … in SQLite and PostgreSQL alike.
+    await sql`update cves set priority_score = v.column2 from (values ${values}) as v where cves.id = v.column1`.execute(trx);
+  }
+  return moved.length;
 }
 
 /**
- * Brings the denormalised evidence and the Radar priority of the given CVEs
- * (or all) up to date. Every import that changes evidence calls it inside its
- * transaction, so the list never shows a half-updated ranking.
+ * Brings the denormalised evidence and the Radar priority of the touched
+ * CVEs (or all) up to date, inside the import's transaction, so the list
+ * never shows a half-updated ranking.
  */
-export async function refreshCveDerived(trx: Kysely<Database>, ids: string[] | "all", now: Date): Promise<number> {
-  if (ids !== "all" && ids.length === 0) return 0;
-  await refreshEvidenceColumns(trx, ids);
-  return refreshPriorities(trx, ids, now);
+export async function refreshCveDerived(trx: Kysely<Database>, scope: Scope, now: Date): Promise<number> {
+  if (scope === "touched") await ensureRows(trx);
+  await refreshEvidenceColumns(trx, scope);
+  return refreshPriorities(trx, scope, now);
 }

@@ -98,6 +98,15 @@ async function mispFeedBase(location: string): Promise<string | null> {
   return (await isDirectory(location)) && existsSync(join(location, "manifest.json")) ? location : null;
 }
 
+/** Whether a location is a live MISP feed (read by its manifest and a cursor, not whole). */
+export function isMispFeedLocation(location: string): boolean {
+  if (isUrl(location)) {
+    const { pathname } = new URL(location);
+    return pathname.endsWith("/manifest.json") || pathname.endsWith("/");
+  }
+  return basename(location) === "manifest.json" || existsSync(join(location, "manifest.json"));
+}
+
 function inFeed(base: string, name: string): string {
   return isUrl(base) ? new URL(name, base).href : join(base, name);
 }

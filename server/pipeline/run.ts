@@ -5,12 +5,13 @@ import type { Readable } from "node:stream";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "../db/schema";
-import { isSqlite } from "../db/dialect";
-import { optimizeAfterImport, withImportCache } from "../db/sqlite-specific";
-import { refreshCveDerived } from "./derived";
 import { downloadToFile, isUrl, type Validators } from "./download";
+import { retryDelayMs, failureDetail, failureMessage, type FailureDetail } from "./engine/failure";
+import { fingerprintFile, fingerprintLocation } from "./engine/fingerprint";
+import { emptyCounts, type ImportCounts, type Importer, type MergeContext } from "./engine/importer";
+import { Rejections } from "./engine/rejections";
+import type { ImportStore } from "./engine/store";
 import type { ParseResult } from "./feed";
-import { emptyCounts, TouchedCves, type ImportCounts, type Importer, type WriteContext } from "./importer";
 import { openFeedFile } from "./input";
 
 /** A location made local: a path on disk, and what the publisher said about it. */
@@ -26,15 +27,17 @@ export interface FeedFile {
 
 export interface ImportProgress {
   source: string;
-  phase: "download" | "import";
+  phase: "download" | "import" | "merge";
   /** Raw bytes read (import) or received (download) so far. */
   done: number;
   /** Bytes known so far; grows as files are discovered. */
   total: number;
   records: number;
+  /** Records the last successful run read: what `records` counts towards, when known. */
+  expectedRecords: number | null;
 }
 
-/** Bounds a reader keeps to, so one import stays a transaction of bounded size. */
+/** Bounds a reader keeps to, so one import stays of bounded size. */
 export interface ReadLimits {
   /** MISP feed events read per import; the others wait for the next run (the cursor says where it stopped). */
   mispEventsPerRun: number;
@@ -43,8 +46,7 @@ export interface ReadLimits {
 /**
  * A day's TweetFeed event is a few hundred attributes, so a year of them (365
  * events) loads in one run; a large feed (CIRCL's OSINT feed lists thousands
- * of events, some with tens of thousands of attributes) loads over a few runs,
- * each one a transaction of bounded size.
+ * of events, some with tens of thousands of attributes) loads over a few runs.
  */
 export const DEFAULT_READ_LIMITS: ReadLimits = { mispEventsPerRun: 1_000 };
 
@@ -70,11 +72,7 @@ export interface ReadContext {
   plan(paths: readonly string[]): Promise<void>;
   /** Streams a file, gunzipped when needed, counting progress. */
   open(file: FeedFile): Promise<Readable>;
-  /**
-   * Says a file has been read: a downloaded copy is deleted at once instead of
-   * with the rest at the end of the import (a feed of many small files, such
-   * as a MISP feed's events, then needs no more disk than its largest file).
-   */
+  /** Says a file has been read: a downloaded copy is deleted at once instead of at the end of the import. */
   release(file: FeedFile): Promise<void>;
 }
 
@@ -89,71 +87,77 @@ export interface ImportOutcome {
   counts: ImportCounts;
   durationMs: number;
   error: string | null;
+  failure?: FailureDetail;
   recordCount: number | null;
+  /** Records the parsers read. */
+  records?: number;
+  /** Rejections per reason (a few example locations each). */
+  rejections?: Array<{ reason: string; count: number; examples: string[] }>;
   /** Why a source was skipped. */
   detail?: string;
 }
 
 export interface RunImportOptions<R> {
-  db: Kysely<Database>;
+  store: ImportStore;
   source: string;
   read: SourceReader<R>;
   importer: Importer<R>;
   locations: readonly string[];
+  /**
+   * Whether a location is read whole on every run (a file, a directory, a
+   * tarball), so that an unchanged one means nothing to do; not a delta log,
+   * an API or a live MISP feed, whose reader follows a cursor.
+   */
+  readWhole?: (location: string) => boolean;
+  /** A record's publication date, for the source's freshness. */
+  recordDate?: (record: R) => string | null;
   logger: Logger;
   now: Date;
   signal?: AbortSignal;
   headers?: Record<string, string>;
   limits?: ReadLimits;
   onProgress?: (progress: ImportProgress) => void;
+  /** Every rejected location also goes to this file. */
+  rejectsFile?: string | null;
 }
 
-/** Rejected records logged one by one before the rest go to debug level only. */
-const LOGGED_REJECTS = 50;
 const PROGRESS_INTERVAL_MS = 100;
 
-function errorMessage(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? ` (${error.cause.message})` : "";
-    return `${error.message}${cause}`;
-  }
-  return String(error);
-}
-
-/** Gives the event loop a turn, so a server stays responsive during a long import. */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
+/** Where a source was read from, as one key: a change of location makes the source due at once. */
+export function locationKey(locations: readonly string[]): string {
+  return locations.join("\n");
 }
 
 /**
- * Runs one source's import as a single transaction: download, parse, store,
- * refresh the derived CVE columns and record the outcome in `sources`. Any
- * failure (download, truncated gzip, unreadable feed, abort) rolls it all
- * back; the failure itself is then recorded without touching the previous
- * run's counts, cursor or validators.
+ * Imports one source: fetch, stage, merge, publish
+ * (docs/decisions/0005-import-engine.md). Parsing writes to the staging area
+ * only; the served tables change when the merge commits, together with the
+ * outcome. Any failure (download, truncated gzip, unreadable feed, abort, a
+ * kill) leaves them as they were; the failure itself is then recorded with
+ * its cause chain and the time of the next attempt.
  */
 export async function runImport<R>(options: RunImportOptions<R>): Promise<ImportOutcome> {
-  const { db, source, logger, now } = options;
+  const { store, source, logger, now, importer } = options;
+  const db = store.db;
   const signal = options.signal ?? new AbortController().signal;
   const started = performance.now();
   const log = logger.child({ source });
+  const rejections = new Rejections(log, options.rejectsFile ?? null);
   let tempDir: string | null = null;
+  let staging: ReturnType<ImportStore["openStaging"]> | null = null;
 
   try {
     const previous = await db.selectFrom("sources").selectAll().where("name", "=", source).executeTakeFirst();
-    const storedValidators = new Map(
-      (await db.selectFrom("source_files").selectAll().where("source", "=", source).execute()).map((row) => [
-        row.location,
-        { etag: row.etag, lastModified: row.last_modified } satisfies Validators,
-      ]),
+    const storedFiles = new Map(
+      (await db.selectFrom("source_files").selectAll().where("source", "=", source).execute()).map((row) => [row.location, row]),
     );
-    const newValidators = new Map<string, Validators>();
+    const newFiles = new Map<string, { validators: Validators | null; contentHash: string | null }>();
     let cursor = previous?.cursor ?? null;
     let newest = previous?.newest_record_at ?? null;
     let filesRead = 0;
     let notModified = 0;
     let downloadCount = 0;
-    const progress: ImportProgress = { source, phase: "import", done: 0, total: 0, records: 0 };
+    const progress: ImportProgress = { source, phase: "import", done: 0, total: 0, records: 0, expectedRecords: previous?.records_read ?? null };
     let lastEmit = 0;
     const planned = new Set<string>();
     const emit = (force = false) => {
@@ -162,6 +166,66 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
       lastEmit = t;
       options.onProgress({ ...progress });
     };
+
+    const download = async (location: string, conditional: boolean): Promise<FeedFile | null> => {
+      tempDir ??= await mkdtemp(join(tmpdir(), `threat-radar-${source}-`));
+      const name = basename(new URL(location).pathname) || "download";
+      const path = join(tempDir, `${downloadCount++}-${name}`);
+      const downloadStart = { done: progress.done, total: progress.total };
+      progress.phase = "download";
+      const stored = storedFiles.get(location);
+      const result = await downloadToFile(location, path, {
+        validators: conditional && stored ? { etag: stored.etag, lastModified: stored.last_modified } : null,
+        headers: options.headers ?? {},
+        signal,
+        onLength: (bytes) => {
+          progress.total = downloadStart.total + bytes;
+        },
+        onBytes: (bytes) => {
+          progress.done += bytes;
+          emit();
+        },
+      });
+      progress.phase = "import";
+      progress.done = downloadStart.done;
+      progress.total = downloadStart.total;
+      if (result.notModified) {
+        log.info({ location }, "not modified since the last import");
+        return null;
+      }
+      newFiles.set(location, { validators: result.validators, contentHash: newFiles.get(location)?.contentHash ?? null });
+      return { location, path, name, size: result.bytes, lastModified: result.lastModified };
+    };
+    const localFile = async (location: string): Promise<FeedFile> => {
+      const info = await stat(location);
+      return { location, path: location, name: basename(location), size: info.size, lastModified: info.mtime.toUTCString() };
+    };
+
+    // Whole files first: when none changed since the last successful import, nothing is read.
+    const prefetched = new Map<string, FeedFile>();
+    const readWhole = options.readWhole ?? (() => true);
+    if (options.locations.every(readWhole)) {
+      const unchanged: string[] = [];
+      for (const location of options.locations) {
+        const file = isUrl(location) ? await download(location, true) : null;
+        const hash = isUrl(location) ? (file ? await fingerprintFile(file.path) : null) : await fingerprintLocation(location);
+        if (file) prefetched.set(location, file);
+        const same = hash === null || hash === storedFiles.get(location)?.content_hash;
+        if (same) unchanged.push(location);
+        newFiles.set(location, { validators: newFiles.get(location)?.validators ?? null, contentHash: hash ?? storedFiles.get(location)?.content_hash ?? null });
+      }
+      if (unchanged.length === options.locations.length && previous?.last_success_at) {
+        await recordRun(db, source, { last_run_at: now.toISOString(), status: "not-modified", last_error: null, last_error_detail: null, last_error_at: null, consecutive_failures: 0, next_attempt_at: null });
+        const durationMs = Math.round(performance.now() - started);
+        log.info({ durationMs }, "import skipped: every file is the one last imported");
+        return { source, status: "not-modified", counts: emptyCounts(), durationMs, error: null, recordCount: previous.record_count };
+      }
+      // Something changed: the files the publisher answered 304 for are needed again, whole.
+      for (const location of unchanged) if (isUrl(location) && !prefetched.has(location)) {
+        const file = await download(location, false);
+        if (file) prefetched.set(location, file);
+      }
+    }
 
     const ctx: ReadContext = {
       source,
@@ -184,37 +248,12 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
         emit();
       },
       async fetch(location, fetchOptions = {}) {
-        if (!isUrl(location)) {
-          const info = await stat(location);
-          return { location, path: location, name: basename(location), size: info.size, lastModified: info.mtime.toUTCString() };
-        }
-        tempDir ??= await mkdtemp(join(tmpdir(), `threat-radar-${source}-`));
-        const name = basename(new URL(location).pathname) || "download";
-        const path = join(tempDir, `${downloadCount++}-${name}`);
-        const downloadStart = { done: progress.done, total: progress.total };
-        progress.phase = "download";
-        const result = await downloadToFile(location, path, {
-          validators: fetchOptions.conditional === false ? null : storedValidators.get(location),
-          headers: ctx.headers,
-          signal,
-          onLength: (bytes) => {
-            progress.total = downloadStart.total + bytes;
-          },
-          onBytes: (bytes) => {
-            progress.done += bytes;
-            emit();
-          },
-        });
-        progress.phase = "import";
-        progress.done = downloadStart.done;
-        progress.total = downloadStart.total;
-        if (result.notModified) {
-          notModified += 1;
-          log.info({ location }, "not modified since the last import");
-          return null;
-        }
-        newValidators.set(location, result.validators);
-        return { location, path, name, size: result.bytes, lastModified: result.lastModified };
+        const ready = prefetched.get(location);
+        if (ready) return ready;
+        if (!isUrl(location)) return localFile(location);
+        const file = await download(location, fetchOptions.conditional !== false);
+        if (file === null) notModified += 1;
+        return file;
       },
       async open(file) {
         filesRead += 1;
@@ -229,109 +268,144 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
       },
     };
 
+    staging = store.openStaging(source);
+    staging.create(importer.staging);
+    let records = 0;
+    for await (const result of options.read(ctx)) {
+      signal.throwIfAborted();
+      progress.records += 1;
+      if (result.ok) {
+        records += 1;
+        importer.stage(result.record, staging);
+        const date = options.recordDate?.(result.record) ?? null;
+        if (date && (newest === null || date > newest)) newest = date;
+      } else {
+        rejections.add(result.location, result.reason);
+      }
+      emit();
+    }
+    staging.flush();
+    signal.throwIfAborted();
+    rejections.log();
+    if (filesRead === 0 && notModified > 0) {
+      await recordRun(db, source, { last_run_at: now.toISOString(), status: "not-modified", last_error: null, last_error_detail: null, last_error_at: null, consecutive_failures: 0, next_attempt_at: null });
+      log.info({ durationMs: Math.round(performance.now() - started) }, "import skipped: every file unchanged");
+      return { source, status: "not-modified", counts: emptyCounts(), durationMs: Math.round(performance.now() - started), error: null, recordCount: previous?.record_count ?? null };
+    }
+
+    const readMs = Math.round(performance.now() - started);
+    progress.phase = "merge";
+    emit(true);
     const counts = emptyCounts();
-    const touched = new TouchedCves();
-    const writeCtx: WriteContext = {
+    counts.rejected = rejections.total;
+    let recordCount = 0;
+    let committed = false;
+    const mergeCtx: MergeContext = {
       source,
       now,
+      stamp: now.toISOString(),
       logger: log,
+      store,
       counts,
-      touched,
-      noteRecordDate: (date) => {
-        if (date && (newest === null || date > newest)) newest = date;
+      records,
+      hadRejections: rejections.total > 0,
+      async commit(work) {
+        if (committed) throw new Error("an importer's merge commits once");
+        committed = true;
+        await db.transaction().execute(async (trx) => {
+          await work(trx);
+          signal.throwIfAborted();
+          recordCount = await importer.countRecords(trx, source);
+          await publish(trx, {
+            source,
+            now,
+            counts,
+            durationMs: Math.round(performance.now() - started),
+            recordCount,
+            records,
+            cursor,
+            newest,
+            locationKey: locationKey(options.locations),
+            completeList: importer.completeList ?? false,
+            files: newFiles,
+          });
+        });
       },
     };
-
-    const importAll = () => db.transaction().execute(async (trx) => {
-      let batch: R[] = [];
-      const flush = async () => {
-        if (batch.length === 0) return;
-        await options.importer.writeBatch(trx, batch, writeCtx);
-        batch = [];
-        await yieldToEventLoop();
-      };
-      for await (const result of options.read(ctx)) {
-        signal.throwIfAborted();
-        progress.records += 1;
-        if (result.ok) {
-          batch.push(result.record);
-          if (batch.length >= options.importer.batchSize) await flush();
-        } else {
-          counts.rejected += 1;
-          const level = counts.rejected <= LOGGED_REJECTS ? "warn" : "debug";
-          log[level]({ location: result.location, reason: result.reason }, "rejected record");
-        }
-        emit();
-      }
-      await flush();
-      signal.throwIfAborted();
-
-      if (filesRead === 0 && notModified > 0) return "not-modified" as const;
-      await options.importer.finish?.(trx, writeCtx);
-      if (!touched.isEmpty) await refreshCveDerived(trx, touched.scope, now);
-
-      const recordCount = options.importer.countRecords
-        ? await options.importer.countRecords(trx, source)
-        : Number(
-            (
-              await trx
-                .selectFrom("source_records")
-                .select((eb) => eb.fn.countAll<number>().as("n"))
-                .where("source", "=", source)
-                .executeTakeFirst()
-            )?.n ?? 0,
-          );
-      const stamp = now.toISOString();
-      const row = {
-        last_run_at: stamp,
-        last_success_at: stamp,
-        last_error: null,
-        last_error_at: null,
-        status: "ok",
-        ...counts,
-        duration_ms: Math.round(performance.now() - started),
-        record_count: recordCount,
-        cursor,
-        newest_record_at: newest,
-      };
-      await trx
-        .insertInto("sources")
-        .values({ name: source, ...row })
-        .onConflict((oc) => oc.column("name").doUpdateSet(row))
-        .execute();
-      for (const [location, v] of newValidators) {
-        const values = { etag: v.etag, last_modified: v.lastModified };
-        await trx
-          .insertInto("source_files")
-          .values({ source, location, ...values })
-          .onConflict((oc) => oc.columns(["source", "location"]).doUpdateSet(values))
-          .execute();
-      }
-      return { status: "ok" as const, recordCount };
-    });
-    const outcome = isSqlite(db) ? await withImportCache(db, importAll) : await importAll();
-
+    await importer.merge(mergeCtx);
+    if (!committed) throw new Error(`the ${source} importer's merge did not commit`);
+    await store.dialect.analyze(db);
     const durationMs = Math.round(performance.now() - started);
-    if (outcome === "not-modified") {
-      await recordRun(db, source, { last_run_at: now.toISOString(), status: "not-modified", last_error: null, last_error_at: null });
-      log.info({ durationMs }, "import skipped: every file unchanged");
-      return { source, status: "not-modified", counts: emptyCounts(), durationMs, error: null, recordCount: previous?.record_count ?? null };
-    }
-    if (isSqlite(db)) await optimizeAfterImport(db);
-    emit(true);
-    log.info({ ...counts, durationMs, recordCount: outcome.recordCount }, "import finished");
-    return { source, status: "ok", counts, durationMs, error: null, recordCount: outcome.recordCount };
+    log.info({ ...counts, records, durationMs, readMs, mergeMs: durationMs - readMs, recordCount }, "import finished");
+    return { source, status: "ok", counts, durationMs, error: null, recordCount, records, rejections: rejections.summary() };
   } catch (error) {
-    const message = signal.aborted ? `aborted: ${errorMessage(signal.reason)}` : errorMessage(error);
+    const detail = signal.aborted ? failureDetail(new Error(`aborted: ${failureMessage(failureDetail(signal.reason))}`, { cause: error })) : failureDetail(error);
+    const message = failureMessage(detail);
     const durationMs = Math.round(performance.now() - started);
-    log.error({ err: error, durationMs }, "import failed; the previous data is unchanged");
-    const stamp = now.toISOString();
-    await recordRun(db, source, { last_run_at: stamp, status: "failed", last_error: message, last_error_at: stamp }).catch(
-      (recordError: unknown) => log.error({ err: recordError }, "could not record the failure"),
-    );
-    return { source, status: "failed", counts: emptyCounts(), durationMs, error: message, recordCount: null };
+    log.error({ err: error, durationMs, hint: detail.hint }, "import failed; the previous data is unchanged");
+    const retryAt = await recordFailure(db, source, now, detail).catch((recordError: unknown) => {
+      log.error({ err: recordError }, "could not record the failure");
+      return null;
+    });
+    if (retryAt) log.info({ retryAt }, "next attempt");
+    return { source, status: "failed", counts: emptyCounts(), durationMs, error: message, failure: detail, recordCount: null };
   } finally {
+    staging?.dispose();
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
+  }
+}
+
+interface PublishInput {
+  source: string;
+  now: Date;
+  counts: ImportCounts;
+  durationMs: number;
+  recordCount: number;
+  records: number;
+  cursor: string | null;
+  newest: string | null;
+  locationKey: string;
+  completeList: boolean;
+  files: ReadonlyMap<string, { validators: Validators | null; contentHash: string | null }>;
+}
+
+/** The outcome of a successful run, written in the merge's own transaction. */
+async function publish(trx: Kysely<Database>, input: PublishInput): Promise<void> {
+  const stamp = input.now.toISOString();
+  const row = {
+    last_run_at: stamp,
+    last_success_at: stamp,
+    last_error: null,
+    last_error_detail: null,
+    last_error_at: null,
+    status: "ok",
+    consecutive_failures: 0,
+    next_attempt_at: null,
+    location_key: input.locationKey,
+    complete_list: input.completeList ? 1 : 0,
+    ...input.counts,
+    duration_ms: input.durationMs,
+    record_count: input.recordCount,
+    records_read: input.records,
+    cursor: input.cursor,
+    newest_record_at: input.newest,
+  };
+  await trx
+    .insertInto("sources")
+    .values({ name: input.source, runs: 1, ...row })
+    .onConflict((oc) => oc.column("name").doUpdateSet((eb) => ({ ...row, runs: eb(eb.ref("sources.runs"), "+", 1) })))
+    .execute();
+  for (const [location, file] of input.files) {
+    const values = {
+      ...(file.validators ? { etag: file.validators.etag, last_modified: file.validators.lastModified } : {}),
+      ...(file.contentHash ? { content_hash: file.contentHash } : {}),
+    };
+    if (Object.keys(values).length === 0) continue;
+    await trx
+      .insertInto("source_files")
+      .values({ source: input.source, location, ...values })
+      .onConflict((oc) => oc.columns(["source", "location"]).doUpdateSet(values))
+      .execute();
   }
 }
 
@@ -339,14 +413,63 @@ interface RunFields {
   last_run_at: string;
   status: ImportStatus;
   last_error: string | null;
+  last_error_detail: string | null;
   last_error_at: string | null;
+  consecutive_failures: number;
+  next_attempt_at: string | null;
 }
 
 /** Records a run that stored no data, leaving the last success's counts as they were. */
 async function recordRun(db: Kysely<Database>, source: string, fields: RunFields): Promise<void> {
   await db
     .insertInto("sources")
-    .values({ name: source, ...fields })
-    .onConflict((oc) => oc.column("name").doUpdateSet(fields))
+    .values({ name: source, runs: 1, ...fields })
+    .onConflict((oc) => oc.column("name").doUpdateSet((eb) => ({ ...fields, runs: eb(eb.ref("sources.runs"), "+", 1) })))
     .execute();
+}
+
+/**
+ * Records a failure with its cause chain and hint, and when to try again:
+ * sooner than the source's interval, backing off with each failure in a row.
+ * Returns that time.
+ */
+async function recordFailure(db: Kysely<Database>, source: string, now: Date, detail: FailureDetail): Promise<string> {
+  const previous = await db.selectFrom("sources").select(["consecutive_failures"]).where("name", "=", source).executeTakeFirst();
+  const failures = (previous?.consecutive_failures ?? 0) + 1;
+  const retryAt = new Date(now.getTime() + retryDelayMs(failures)).toISOString();
+  const stamp = now.toISOString();
+  await db
+    .insertInto("sources")
+    .values({
+      name: source,
+      last_run_at: stamp,
+      status: "failed",
+      last_error: failureMessage(detail),
+      last_error_detail: JSON.stringify(detail),
+      last_error_at: stamp,
+      consecutive_failures: failures,
+      next_attempt_at: retryAt,
+      runs: 1,
+      failures: 1,
+    })
+    .onConflict((oc) =>
+      oc.column("name").doUpdateSet((eb) => ({
+        last_run_at: stamp,
+        status: "failed",
+        last_error: failureMessage(detail),
+        last_error_detail: JSON.stringify(detail),
+        last_error_at: stamp,
+        consecutive_failures: failures,
+        next_attempt_at: retryAt,
+        runs: eb(eb.ref("sources.runs"), "+", 1),
+        failures: eb(eb.ref("sources.failures"), "+", 1),
+      })),
+    )
+    .execute();
+  return retryAt;
+}
+
+/** Records the failure of an import that could not record its own (its process was killed). */
+export async function recordCrashedImport(db: Kysely<Database>, source: string, message: string, now: Date): Promise<void> {
+  await recordFailure(db, source, now, { causes: [message], hint: null });
 }

@@ -2,30 +2,32 @@ import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database } from "../db/schema";
 import type { PipelineConfig } from "./config";
-import type { ImportOutcome } from "./run";
+import { failureDetail, failureMessage } from "./engine/failure";
+import { ImportBusyError } from "./engine/lock";
+import { locationKey, type ImportOutcome } from "./run";
+import type { ImportRunner } from "./runner";
 import { SOURCES, type SourceName } from "./sources";
-import { syncSource } from "./sync";
+import { resolveLocations } from "./sync";
 
 export interface SchedulerOptions {
-  /**
-   * The database the imports write to. With SQLite, give the scheduler a
-   * connection of its own (a second openSqliteDatabase on the same file):
-   * Kysely serialises one connection's queries, so an import transaction on
-   * the request handlers' connection would hold their reads until it commits,
-   * while with its own connection WAL lets them read throughout.
-   */
+  /** Reads each source's state (the scheduler never writes; imports do, in their own process). */
   db: Kysely<Database>;
   config: PipelineConfig;
   logger: Logger;
-  /** The clock for scheduling and Radar priorities; tests pin it. */
+  runner: ImportRunner;
+  /** Records a failure the runner could not (an import process that died); the scheduler's only write. */
+  recordCrash: (source: string, message: string, now: Date) => Promise<void>;
+  /** The clock for scheduling; tests pin it. */
   now?: () => Date;
 }
 
 export interface Scheduler {
-  /** Cancels the timers, aborts the import in progress (it rolls back) and waits for it. */
+  /** Cancels the timers, stops the import in progress (it rolls back) and waits for it. */
   stop(): Promise<void>;
   /** Queues an import of `name` now (or joins the one already queued) and resolves with its outcome. */
   runNow(name: SourceName): Promise<ImportOutcome>;
+  /** When each enabled source is due next. */
+  nextRuns(): ReadonlyMap<SourceName, Date>;
 }
 
 interface Job {
@@ -35,43 +37,83 @@ interface Job {
 
 /** Upper bound for setTimeout (about 24.8 days); longer waits are re-armed. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** How long to wait when another process (a CLI sync) holds the import lock. */
+const BUSY_RETRY_MS = 60_000;
 
 /**
- * Runs every enabled source on its own interval, one import at a time. A
- * source is first due one interval after its last run as recorded in
- * `sources` (immediately if it never ran), so restarting the server does not
- * re-import everything. With SYNC_ENABLED=false nothing is scheduled, but
- * runNow still works.
+ * When a source is due: at once if it never ran or its location changed
+ * since its last run (an operator just set SYNC_MIRROR_DIR or
+ * SOURCE_<NAME>_URL); after a failure, at the retry time the failure set
+ * (minutes, backing off); otherwise one interval after its last run.
  */
-export function startScheduler({ db, config, logger, now = () => new Date() }: SchedulerOptions): Scheduler {
+export function dueAt(
+  row: { last_run_at: string | null; next_attempt_at: string | null; status: string; location_key: string | null } | undefined,
+  intervalMinutes: number,
+  currentLocationKey: string,
+): number {
+  if (!row?.last_run_at) return 0;
+  if (row.location_key !== null && row.location_key !== currentLocationKey) return 0;
+  if (row.status === "failed" && row.next_attempt_at) return Date.parse(row.next_attempt_at);
+  return Date.parse(row.last_run_at) + intervalMinutes * 60_000;
+}
+
+/**
+ * Runs every enabled source when it is due, one import at a time, through
+ * the runner (a child process in the server). With SYNC_ENABLED=false nothing
+ * is scheduled, but runNow still works.
+ */
+export function startScheduler({ db, config, logger, runner, recordCrash, now = () => new Date() }: SchedulerOptions): Scheduler {
   const log = logger.child({ component: "scheduler" });
   const timers = new Map<SourceName, NodeJS.Timeout>();
+  const due = new Map<SourceName, Date>();
   const queue: Job[] = [];
   const abort = new AbortController();
   let running: Promise<void> | null = null;
   let stopped = false;
 
-  const schedule = (name: SourceName, delayMs: number) => {
+  const schedule = (name: SourceName, at: number) => {
     if (stopped) return;
     clearTimeout(timers.get(name));
-    const wait = Math.max(0, Math.min(delayMs, MAX_TIMER_MS));
+    const delay = at - now().getTime();
+    const wait = Math.max(0, Math.min(delay, MAX_TIMER_MS));
+    due.set(name, new Date(Math.max(at, now().getTime())));
     const timer = setTimeout(() => {
-      if (wait < delayMs) schedule(name, delayMs - wait);
+      if (wait < delay) schedule(name, at);
       else enqueue(name).catch((error: unknown) => log.error({ err: error, source: name }, "scheduled import failed"));
     }, wait);
     timer.unref();
     timers.set(name, timer);
   };
 
+  /** The next due time of a source, from what its last run recorded. */
+  const reschedule = async (name: SourceName) => {
+    const sourceConfig = config.sources[name];
+    if (!config.syncEnabled || !sourceConfig.enabled) return;
+    const row = await db.selectFrom("sources").selectAll().where("name", "=", name).executeTakeFirst();
+    const source = SOURCES.find((s) => s.name === name)!;
+    const at = dueAt(row, sourceConfig.intervalMinutes, locationKey(resolveLocations(source, config, config.mirrorDir)));
+    schedule(name, at);
+    log.info({ source: name, next: new Date(Math.max(at, now().getTime())).toISOString() }, "next import");
+  };
+
   const drain = async () => {
     for (let job = queue.shift(); job; job = stopped ? undefined : queue.shift()) {
       try {
-        const outcome = await syncSource(job.name, { db, config, logger, now, signal: abort.signal });
+        const outcome = await runner(job.name, abort.signal);
         for (const waiter of job.waiters) waiter.resolve(outcome);
+        await reschedule(job.name);
       } catch (error) {
         for (const waiter of job.waiters) waiter.reject(error);
+        if (error instanceof ImportBusyError) {
+          log.info({ source: job.name, running: error.running }, "another import is running; trying again in a minute");
+          schedule(job.name, now().getTime() + BUSY_RETRY_MS);
+        } else if (!stopped) {
+          const message = failureMessage(failureDetail(error));
+          log.error({ source: job.name, err: error }, "the import did not finish");
+          await recordCrash(job.name, message, now()).catch((recordError: unknown) => log.error({ err: recordError }, "could not record the failure"));
+          await reschedule(job.name);
+        }
       }
-      schedule(job.name, config.sources[job.name].intervalMinutes * 60_000);
     }
   };
 
@@ -94,22 +136,14 @@ export function startScheduler({ db, config, logger, now = () => new Date() }: S
     });
 
   if (config.syncEnabled) {
-    void (async () => {
-      const rows = await db.selectFrom("sources").select(["name", "last_run_at"]).execute();
-      const lastRun = new Map(rows.map((row) => [row.name, row.last_run_at]));
-      for (const source of SOURCES) {
-        const sourceConfig = config.sources[source.name];
-        if (!sourceConfig.enabled) continue;
-        const last = lastRun.get(source.name);
-        const due = last ? Date.parse(last) + sourceConfig.intervalMinutes * 60_000 : 0;
-        schedule(source.name, due - now().getTime());
-      }
-      log.info({ sources: [...timers.keys()] }, "sync scheduler started");
-    })().catch((error: unknown) => log.error({ err: error }, "could not start the sync scheduler"));
+    void Promise.all(SOURCES.map((source) => reschedule(source.name)))
+      .then(() => log.info({ sources: [...timers.keys()] }, "sync scheduler started"))
+      .catch((error: unknown) => log.error({ err: error }, "could not start the sync scheduler"));
   }
 
   return {
     runNow: enqueue,
+    nextRuns: () => due,
     async stop() {
       stopped = true;
       for (const timer of timers.values()) clearTimeout(timer);

@@ -1,4 +1,4 @@
-import type { Importer } from "./importer";
+import type { Importer } from "./engine/importer";
 import { cveRecordImporter } from "./importers/cve-records";
 import { cweImporter } from "./importers/cwe";
 import { epssImporter } from "./importers/epss";
@@ -18,6 +18,9 @@ import {
   readWarninglists,
 } from "./ioc-readers";
 import type { SourceReader } from "./run";
+import { isDeltaFileName } from "../feeds/cve/cvelist";
+import { isMispFeedLocation } from "./ioc-readers";
+import type { IocSighting } from "../../shared/types/ioc";
 
 export const SOURCE_NAMES = [
   "cve-json5",
@@ -45,13 +48,25 @@ export interface SourceDefinition<R = any> {
   defaultLocations: readonly string[];
   /** Where the source sits inside a mirror directory laid out like ../shared/data. */
   mirrorPaths: readonly string[];
+  /** The publisher's own file names, accepted in a mirror too (docs/sync.md). */
+  publisherNames?: readonly string[];
   intervalMinutes: number;
   enabledByDefault: boolean;
   /** Data older than this (by its newest record, else its last success) is flagged stale. */
   staleAfterHours: number;
   read: SourceReader<R>;
   createImporter: () => Importer<R>;
+  /** Whether a location is read whole on every run, so an unchanged one means nothing to import (default: all are). */
+  readWhole?: (location: string) => boolean;
+  /** A record's own date, for the source's freshness. */
+  recordDate?: (record: R) => string | null;
 }
+
+const sightingDate = (record: IocSighting) => record.lastSeen ?? record.firstSeen;
+/** A feed that lists everything it knows each time: what it stops listing is marked delisted. */
+const completeList = () => indicatorImporter({ complete: true });
+/** A feed of recent additions: absence says nothing. */
+const additions = () => indicatorImporter({ complete: false });
 
 const HOUR = 60;
 const DAY = 24 * HOUR;
@@ -70,11 +85,14 @@ export const SOURCES: readonly SourceDefinition[] = [
       "https://github.com/CVEProject/cvelistV5/archive/refs/heads/main.tar.gz",
     ],
     mirrorPaths: ["cve-json5-vulnrichment"],
+    publisherNames: ["cvelistV5-main.tar.gz"],
     intervalMinutes: HOUR,
     enabledByDefault: true,
     staleAfterHours: 48,
     read: readCveJson5,
     createImporter: () => cveRecordImporter("cve-json5"),
+    readWhole: (location) => !isDeltaFileName(location),
+    recordDate: (record) => record.dateUpdated ?? record.datePublished,
   },
   {
     name: "nvd",
@@ -87,35 +105,42 @@ export const SOURCES: readonly SourceDefinition[] = [
     staleAfterHours: 48,
     read: readNvd,
     createImporter: () => cveRecordImporter("nvd"),
+    readWhole: () => false,
+    recordDate: (record) => record.dateUpdated ?? record.datePublished,
   },
   {
     name: "cisa-kev",
     title: "CISA Known Exploited Vulnerabilities",
     defaultLocations: ["https://www.cisa.gov/sites/default/files/feeds/known_exploited_vulnerabilities.json"],
     mirrorPaths: ["cisa-kev/known_exploited_vulnerabilities.json"],
+    publisherNames: ["known_exploited_vulnerabilities.json"],
     intervalMinutes: 2 * HOUR,
     enabledByDefault: true,
     // CISA adds entries a few times a week, not daily.
     staleAfterHours: 14 * 24,
     read: readKev,
     createImporter: kevImporter,
+    recordDate: (entry) => entry.dateAdded,
   },
   {
     name: "epss",
     title: "FIRST EPSS",
     defaultLocations: ["https://epss.empiricalsecurity.com/epss_scores-current.csv.gz"],
     mirrorPaths: ["epss"],
+    publisherNames: ["epss_scores-current.csv.gz"],
     intervalMinutes: 6 * HOUR,
     enabledByDefault: true,
     staleAfterHours: 72,
     read: readEpss,
     createImporter: epssImporter,
+    recordDate: (score) => score.scoreDate,
   },
   {
     name: "trickest-poc",
     title: "Trickest CVE PoC references",
     defaultLocations: ["https://github.com/trickest/cve/archive/refs/heads/main.tar.gz"],
     mirrorPaths: ["trickest-cve-poc"],
+    publisherNames: ["cve-main.tar.gz"],
     intervalMinutes: DAY,
     enabledByDefault: true,
     staleAfterHours: 7 * 24,
@@ -127,6 +152,7 @@ export const SOURCES: readonly SourceDefinition[] = [
     title: "MITRE CWE catalogue",
     defaultLocations: ["https://cwe.mitre.org/data/xml/cwec_latest.xml.zip"],
     mirrorPaths: ["mitre-cwe"],
+    publisherNames: ["cwec_latest.xml.zip"],
     intervalMinutes: 7 * DAY,
     enabledByDefault: true,
     // CWE releases come a few times a year.
@@ -143,7 +169,8 @@ export const SOURCES: readonly SourceDefinition[] = [
     enabledByDefault: true,
     staleAfterHours: 48,
     read: readThreatFox,
-    createImporter: indicatorImporter,
+    createImporter: additions,
+    recordDate: sightingDate,
   },
   {
     name: "urlhaus",
@@ -154,18 +181,21 @@ export const SOURCES: readonly SourceDefinition[] = [
     enabledByDefault: true,
     staleAfterHours: 48,
     read: readUrlhaus,
-    createImporter: indicatorImporter,
+    createImporter: additions,
+    recordDate: sightingDate,
   },
   {
     name: "feodotracker",
     title: "abuse.ch Feodo Tracker",
     defaultLocations: ["https://feodotracker.abuse.ch/downloads/ipblocklist.csv"],
     mirrorPaths: ["abusech/feodotracker_ipblocklist_2024-04-04.csv"],
+    publisherNames: ["ipblocklist.csv"],
     intervalMinutes: HOUR,
     enabledByDefault: true,
     staleAfterHours: 48,
     read: readFeodo,
-    createImporter: indicatorImporter,
+    createImporter: completeList,
+    recordDate: sightingDate,
   },
   {
     name: "malwarebazaar",
@@ -176,7 +206,8 @@ export const SOURCES: readonly SourceDefinition[] = [
     enabledByDefault: true,
     staleAfterHours: 48,
     read: readMalwareBazaar,
-    createImporter: indicatorImporter,
+    createImporter: additions,
+    recordDate: sightingDate,
   },
   {
     name: "tweetfeed",
@@ -189,11 +220,14 @@ export const SOURCES: readonly SourceDefinition[] = [
       "tweetfeed/tweetfeed_misp_feed.tar.gz",
       "tweetfeed/tweetfeed_stix21_week.json.gz",
     ],
+    publisherNames: ["month.csv"],
     intervalMinutes: 6 * HOUR,
     enabledByDefault: true,
     staleAfterHours: 72,
     read: readTweetFeed,
-    createImporter: indicatorImporter,
+    createImporter: additions,
+    readWhole: (location) => !isMispFeedLocation(location),
+    recordDate: sightingDate,
   },
   {
     name: "signature-base",
@@ -203,29 +237,34 @@ export const SOURCES: readonly SourceDefinition[] = [
       "https://raw.githubusercontent.com/Neo23x0/signature-base/master/iocs/hash-iocs.txt",
     ],
     mirrorPaths: ["signature-base-iocs/"],
+    publisherNames: ["c2-iocs.txt", "hash-iocs.txt"],
     intervalMinutes: DAY,
     enabledByDefault: true,
     // Curated lists, updated every few weeks.
     staleAfterHours: 90 * 24,
     read: readSignatureBase,
-    createImporter: indicatorImporter,
+    createImporter: completeList,
+    recordDate: sightingDate,
   },
   {
     name: "maltrail",
     title: "Maltrail static trails",
     defaultLocations: ["https://github.com/stamparm/maltrail/archive/refs/heads/master.tar.gz"],
     mirrorPaths: ["maltrail/maltrail_trails_static.tar.gz"],
+    publisherNames: ["maltrail-master.tar.gz"],
     intervalMinutes: DAY,
     enabledByDefault: true,
     staleAfterHours: 7 * 24,
     read: readMaltrail,
-    createImporter: indicatorImporter,
+    createImporter: completeList,
+    recordDate: sightingDate,
   },
   {
     name: "misp-warninglists",
     title: "MISP warninglists",
     defaultLocations: ["https://github.com/MISP/misp-warninglists/archive/refs/heads/main.tar.gz"],
     mirrorPaths: ["misp-warninglists/lists"],
+    publisherNames: ["misp-warninglists-main.tar.gz"],
     intervalMinutes: DAY,
     enabledByDefault: true,
     staleAfterHours: 30 * 24,

@@ -1,15 +1,15 @@
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { Kysely } from "kysely";
 import type { Logger } from "pino";
-import type { Database } from "../db/schema";
 import type { PipelineConfig } from "./config";
-import { emptyCounts } from "./importer";
+import { emptyCounts } from "./engine/importer";
+import { acquireImportLock } from "./engine/lock";
+import type { ImportStore } from "./engine/store";
 import { runImport, type ImportOutcome, type ImportProgress } from "./run";
 import { getSource, type SourceDefinition } from "./sources";
 
 export interface SyncOptions {
-  db: Kysely<Database>;
+  store: ImportStore;
   config: PipelineConfig;
   logger: Logger;
   /** Overrides config.mirrorDir (the CLI's --mirror). */
@@ -17,20 +17,25 @@ export interface SyncOptions {
   now?: () => Date;
   signal?: AbortSignal;
   onProgress?: (progress: ImportProgress) => void;
+  /** Every rejected record's location also goes to this file. */
+  rejectsFile?: string | null;
 }
 
 /**
  * Where a source reads from: an explicit SOURCE_<NAME>_URL wins, then the
- * mirror directory, then the publisher. A source missing from the mirror has
- * no locations and is skipped.
+ * mirror directory, then the publisher. In a mirror, a source's file may
+ * have the snapshot folder's dated name or the publisher's own
+ * (docs/sync.md); a source missing from the mirror has no locations and is
+ * skipped.
  */
 export function resolveLocations(source: SourceDefinition, config: PipelineConfig, mirrorDir: string | null): string[] {
   const sourceConfig = config.sources[source.name];
   if (sourceConfig.overridden || !mirrorDir) return sourceConfig.locations;
-  return source.mirrorPaths.map((path) => resolve(join(mirrorDir, path))).filter((path) => existsSync(path));
+  const candidates = [...source.mirrorPaths, ...(source.publisherNames ?? [])];
+  return [...new Set(candidates.map((path) => resolve(join(mirrorDir, path))).filter((path) => existsSync(path)))];
 }
 
-/** Imports one source by name, wherever its configuration says it lives. */
+/** Imports one source by name, wherever its configuration says it lives. The caller holds the import lock. */
 export async function syncSource(name: string, options: SyncOptions): Promise<ImportOutcome> {
   const source = getSource(name);
   if (!source) throw new Error(`unknown source "${name}"`);
@@ -44,10 +49,12 @@ export async function syncSource(name: string, options: SyncOptions): Promise<Im
   const headers: Record<string, string> = {};
   if (source.name === "nvd" && options.config.nvdApiKey) headers.apiKey = options.config.nvdApiKey;
   return runImport({
-    db: options.db,
+    store: options.store,
     source: source.name,
     read: source.read,
     importer: source.createImporter(),
+    readWhole: source.readWhole,
+    recordDate: source.recordDate,
     locations,
     logger: options.logger,
     now: (options.now ?? (() => new Date()))(),
@@ -55,5 +62,29 @@ export async function syncSource(name: string, options: SyncOptions): Promise<Im
     headers,
     limits: { mispEventsPerRun: options.config.mispEventsPerRun },
     onProgress: options.onProgress,
+    rejectsFile: options.rejectsFile,
   });
+}
+
+/**
+ * Imports sources one after another under the import lock (one import at a
+ * time, across processes: a second one fails at once with ImportBusyError,
+ * which names the running one). What the CLI and the scheduler's import
+ * process run.
+ */
+export async function syncSources(names: readonly string[], options: SyncOptions & { onOutcome?: (outcome: ImportOutcome) => void }): Promise<ImportOutcome[]> {
+  const lock = await acquireImportLock(options.store.db, options.now);
+  const outcomes: ImportOutcome[] = [];
+  try {
+    for (const name of names) {
+      if (options.signal?.aborted) break;
+      await lock.setSource(name);
+      const outcome = await syncSource(name, options);
+      outcomes.push(outcome);
+      options.onOutcome?.(outcome);
+    }
+  } finally {
+    await lock.release();
+  }
+  return outcomes;
 }

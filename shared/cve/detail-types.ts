@@ -15,7 +15,21 @@ export interface CveDetailData {
     recordSource: string;
   } | null;
   priority: CvePriority;
-  cvss: Array<{ source: string; version: string; score: number; severity: string; vector: string | null; nvdType: string | null }>;
+  /**
+   * Every metric of every source: `score` and `severity` as published,
+   * `computedScore` and `computedSeverity` what the vector gives (null when it
+   * cannot be computed). Ranking, filters and sorting use the computed score.
+   */
+  cvss: Array<{
+    source: string;
+    version: string;
+    score: number;
+    severity: string;
+    computedScore: number | null;
+    computedSeverity: string | null;
+    vector: string | null;
+    nvdType: string | null;
+  }>;
   epss: {
     current: { score: number; percentile: number | null; date: string; modelVersion: string | null } | null;
     history: Array<{ date: string; score: number; percentile: number | null }>;

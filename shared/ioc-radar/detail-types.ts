@@ -6,9 +6,15 @@ export interface IocSightingView {
   source: string;
   /** The port the feed gave with the value, or null. */
   port: number | null;
+  /** The value as the feed wrote it. */
   rawValue: string;
+  /** The publisher's times; null when the feed dates nothing. */
   firstSeen: string | null;
   lastSeen: string | null;
+  /** This instance's: first imported; still listed by a complete list at its last import; or no longer listed since. */
+  listedSince: string;
+  stillListedAt: string | null;
+  delistedAt: string | null;
   threatType: string | null;
   malwareFamily: string | null;
   tags: string[];
@@ -29,7 +35,10 @@ export interface RelatedGroup {
   relation: "malware" | "host" | "domain" | "slash24";
   /** What they share: the family, the host, the registered domain or the /24. */
   key: string;
+  /** The newest few; `total` says how many there are, and `listSearch` opens them all on the IOC radar. */
   indicators: RelatedIndicator[];
+  total: number;
+  listSearch: string;
 }
 
 export interface WarninglistHit {
@@ -52,9 +61,17 @@ export interface IocDetailData {
   display: string;
   /** False: valid indicator that no tracked feed has reported. */
   known: boolean;
+  /**
+   * What was asked for, when the page shows something else: an ip:port the
+   * feeds file under its address, or a port named beside a host; null when
+   * the page shows exactly what was asked.
+   */
+  requested: { value: string; port: number | null } | null;
   summary: {
     firstSeen: string | null;
     lastSeen: string | null;
+    listedSince: string;
+    stillListedAt: string | null;
     threatType: string | null;
     malwareFamily: string | null;
     tags: string[];

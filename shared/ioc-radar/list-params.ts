@@ -4,7 +4,8 @@ import { toSearch } from "../query/params";
 
 /** The IOC list's query vocabulary, shared by the page, its payload and `/api/v1/iocs`. */
 
-export const IOC_SORT_KEYS = ["last_seen", "first_seen", "confidence", "sources", "value", "type"] as const;
+/** last_seen and first_seen are the publishers' times; listed_since is when this instance first imported the value. */
+export const IOC_SORT_KEYS = ["last_seen", "first_seen", "listed_since", "confidence", "sources", "value", "type"] as const;
 export type IocSortKey = (typeof IOC_SORT_KEYS)[number];
 
 /** "Seen within" windows, relative to the request's clock. */
@@ -35,6 +36,10 @@ export const iocListParamsSchema = z.object({
     .trim()
     .regex(/^[a-z0-9][a-z0-9._-]{0,63}$/, "must be a source name like feodotracker")
     .optional(),
+  /** Indicators on this host (URLs, e-mail addresses, ip:port, and the host itself). */
+  host: label(255).optional(),
+  /** Indicators under this registrable domain. */
+  domain: label(255).optional(),
   seen: z.enum(SEEN_KEYS, { message: `must be one of ${SEEN_KEYS.join(", ")}` }).optional(),
   sort: z.enum(IOC_SORT_KEYS, { message: `must be one of ${IOC_SORT_KEYS.join(", ")}` }).optional(),
   dir: z.enum(["asc", "desc"], { message: "must be asc or desc" }).optional(),

@@ -9,8 +9,12 @@ export interface IocListRow {
   value: string;
   /** The value defanged for display (hxxp, [.]), so it cannot be followed by accident. */
   display: string;
+  /** The publishers' times: earliest first seen and latest last seen any feed gave; null when no feed dated it. */
   firstSeen: string | null;
   lastSeen: string | null;
+  /** This instance's own times: when it first imported the value, and (for feeds that list everything they know) when a feed last listed it. */
+  listedSince: string;
+  stillListedAt: string | null;
   threatType: string | null;
   malwareFamily: string | null;
   tags: string[];

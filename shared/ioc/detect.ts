@@ -72,3 +72,21 @@ export function normalizeIndicator(raw: string): Indicator | null {
   const domain = normalizeDomain(token);
   return domain === null ? null : { type: "domain", value: domain };
 }
+
+export interface IndicatorWithPort {
+  /** The canonical indicator: the ip:port for "1.2.3.4:443". */
+  indicator: Indicator;
+  /** The port named beside a host; null when none is named. */
+  port: number | null;
+  /** For an ip:port, the bare address: feeds that keep ports aside file the sighting under it. */
+  address: Indicator | null;
+}
+
+/** One value (possibly defanged) to its canonical indicator, with the port named beside an address. */
+export function parseIndicator(raw: string): IndicatorWithPort | null {
+  const indicator = normalizeIndicator(raw);
+  if (indicator === null) return null;
+  const split = indicator.type === "ip:port" ? parseIpPort(indicator.value) : null;
+  if (split === null) return { indicator, port: null, address: null };
+  return { indicator, port: split.port, address: { type: split.version === 4 ? "ipv4" : "ipv6", value: split.ip } };
+}

@@ -15,8 +15,11 @@ export interface CvssMetric {
   source: DataProvider;
   version: CvssVersion;
   score: number;
-  /** Upper-case qualitative rating; derived from the score when the record omits it. */
+  /** As published. Upper-case qualitative rating; derived from the score when the record omits it. */
   severity: string;
+  /** What the vector gives (server/feeds/cve/cvss.ts); null when the vector is missing or incomplete. */
+  computedScore: number | null;
+  computedSeverity: string | null;
   vector: string | null;
   /** NVD only: "Primary" (NVD's own analysis) or "Secondary" (copied from the CNA). */
   nvdType: string | null;

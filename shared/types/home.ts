@@ -18,6 +18,7 @@ export interface HomeData {
   topCves: CveListRow[];
   newestKev: Array<{ id: string; name: string; vendor: string; product: string; dateAdded: string; dueDate: string }>;
   /** `display` is the value defanged on the server, so the page need not load the normaliser. */
+  /** Newest by the publishers' last-seen time (undated listings are never "newest"). */
   newestIndicators: Array<{ type: string; value: string; display: string; seenAt: string; malwareFamily: string | null; threatType: string | null }>;
   cveChart: CveChartStats["perDay"];
   indicatorChart: { days: string[]; byType: Record<string, number[]> };

@@ -21,4 +21,6 @@ export interface IocSighting {
   port?: number | null;
   /** CVE ids mentioned in tags or fields, upper-case. */
   cves?: string[];
+  /** Other names the feed gives the malware family (maltrail's "# Aliases:"). */
+  aliases?: string[];
 }

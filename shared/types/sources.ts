@@ -8,8 +8,16 @@ export interface SourceStatus {
   intervalMinutes: number | null;
   lastRunAt: string | null;
   lastSuccessAt: string | null;
+  /** The last failure's whole cause chain, outermost first. */
   lastError: string | null;
+  lastErrorCauses: string[];
+  /** What usually fixes that failure (no network: a mirror or a proxy; DNS; TLS; an HTTP status). */
+  lastErrorHint: string | null;
   lastErrorAt: string | null;
+  /** Failures since the last success: retries back off from minutes to an hour. */
+  consecutiveFailures: number;
+  /** When the scheduler tries again (after a failure: sooner than its interval); null when not scheduled. */
+  nextAttemptAt: string | null;
   durationMs: number | null;
   /** Counts of the last successful import. */
   counts: { added: number; updated: number; unchanged: number; rejected: number; removed: number };

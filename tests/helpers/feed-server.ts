@@ -11,6 +11,7 @@ import pino, { type Logger } from "pino";
 import tar from "tar-stream";
 import { openSqliteDatabase, type DatabaseHandle } from "../../server/db/connection";
 import { migrateToLatest } from "../../server/db/migrate";
+import { openSqliteImportStore, type ImportStore } from "../../server/pipeline/engine/store";
 
 const projectRoot = resolve(import.meta.dirname, "../..");
 
@@ -125,6 +126,8 @@ export async function startFeedServer(routes: Record<string, string>): Promise<F
 export interface TestDatabase extends DatabaseHandle {
   path: string;
   dir: string;
+  /** What imports run on (a connection of its own, as in production). */
+  store: ImportStore;
   /** Closes the database and deletes its folder. */
   dispose(): Promise<void>;
 }
@@ -135,11 +138,14 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const path = join(dir, "test.sqlite");
   const handle = openSqliteDatabase(path);
   await migrateToLatest(handle.db);
+  const store = openSqliteImportStore(path);
   return {
     ...handle,
     path,
     dir,
+    store,
     async dispose() {
+      await store.close();
       await handle.close();
       await rm(dir, { recursive: true, force: true });
     },

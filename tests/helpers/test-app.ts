@@ -8,6 +8,7 @@ import { openSqliteDatabase, type DatabaseHandle } from "../../server/db/connect
 import { migrateToLatest } from "../../server/db/migrate";
 import { openSqliteWebDatabase, type WebDatabase } from "../../server/db/sqlite/web-database";
 import { createExtractPool } from "../../server/ioc/extract-pool";
+import { openSqliteImportStore, type ImportStore } from "../../server/pipeline/engine/store";
 import { loadPageOnServer, rootLoaderOnServer } from "../../server/pages/loaders";
 import { readBuildInfo, readClientAssets } from "../../server/ssr/assets";
 import { createSsrRenderer } from "../../server/ssr/entry";
@@ -21,6 +22,8 @@ export interface TestApp {
   database: DatabaseHandle;
   /** What the app reads through (closing it takes the database away from the app). */
   reads: WebDatabase;
+  /** What imports into the app's database run on. */
+  store: ImportStore;
   env: Env;
   buildId: string;
   close(): Promise<void>;
@@ -53,6 +56,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   // As in production: reads on worker threads, extraction on another.
   const web = openSqliteWebDatabase({ path, threads: 2, queryTimeoutMs: env.QUERY_TIMEOUT_MS });
   const extractPool = createExtractPool();
+  const store = openSqliteImportStore(path);
   const renderer = createSsrRenderer({ loadPage: loadPageOnServer, rootLoader: rootLoaderOnServer, pages: options.pages });
   const build = readBuildInfo(clientDir);
   const app = createApp({
@@ -73,10 +77,11 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     app,
     database,
     reads: web,
+    store,
     env,
     buildId: build.id,
     async close() {
-      await Promise.all([web.close(), extractPool.close()]);
+      await Promise.all([web.close(), extractPool.close(), store.close()]);
       await database.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
     },

@@ -1,13 +1,8 @@
-import type { Kysely } from "kysely";
-
 /**
- * A warninglist's own human-readable name ("List of known IPv4 public DNS
- * resolvers"); `name` stays the folder id ("public-dns-v4").
+ * Schema 1, superseded: migration 0007 drops what this created (on a database
+ * that ran it) and builds schema 2. It stays listed, as a no-op, because
+ * databases that ran it record its name.
  */
-export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable("warninglists").addColumn("title", "text").execute();
-}
+export async function up(): Promise<void> {}
 
-export async function down(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable("warninglists").dropColumn("title").execute();
-}
+export async function down(): Promise<void> {}

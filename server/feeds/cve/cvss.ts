@@ -1,18 +1,34 @@
+import calculator from "ae-cvss-calculator";
+import { cvssSeverity } from "../../../shared/cve/cvss-vector";
 import type { CvssVersion } from "../../../shared/types/cve";
 
-/**
- * Qualitative rating for a base score when a record omits it: CVSS v2 has
- * three bands (NVD's convention), v3.x and v4.0 five (FIRST's specifications).
- */
-export function severityFromScore(version: CvssVersion, score: number): string {
-  if (version === "2.0") return score < 4 ? "LOW" : score < 7 ? "MEDIUM" : "HIGH";
-  if (score === 0) return "NONE";
-  if (score < 4) return "LOW";
-  if (score < 7) return "MEDIUM";
-  if (score < 9) return "HIGH";
-  return "CRITICAL";
-}
+/** The calculator's classes, one per CVSS version (the package is a bundle without named ES exports). */
+const { Cvss2, Cvss3P0, Cvss3P1, Cvss4P0 } = calculator as unknown as Record<
+  "Cvss2" | "Cvss3P0" | "Cvss3P1" | "Cvss4P0",
+  new (vector: string) => { isBaseFullyDefined(): boolean; calculateScores(): { base?: number } }
+>;
+
+const CALCULATORS = { "2.0": Cvss2, "3.0": Cvss3P0, "3.1": Cvss3P1, "4.0": Cvss4P0 } as const;
 
 export function isValidBaseScore(score: number | null): score is number {
   return score !== null && score >= 0 && score <= 10;
+}
+
+/**
+ * The base score a vector gives, by {metæffekt}'s calculator (all four
+ * versions, including CVSS 4.0's lookup tables), with its rating. Null when
+ * the vector does not define every base metric or cannot be read: a
+ * published score is then all there is.
+ */
+export function baseScoreOf(version: CvssVersion, vector: string | null): { score: number; severity: string } | null {
+  if (vector === null) return null;
+  try {
+    const cvss = new CALCULATORS[version](vector);
+    if (!cvss.isBaseFullyDefined()) return null;
+    const score = cvss.calculateScores().base;
+    if (score === undefined || !isValidBaseScore(score)) return null;
+    return { score, severity: cvssSeverity(score, version) };
+  } catch {
+    return null;
+  }
 }

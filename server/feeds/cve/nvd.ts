@@ -9,7 +9,8 @@ import type {
   DataProvider,
 } from "../../../shared/types/cve";
 import { accepted, rejected, type ParseResult } from "../../pipeline/feed";
-import { isValidBaseScore, severityFromScore } from "./cvss";
+import { cvssSeverity } from "../../../shared/cve/cvss-vector";
+import { baseScoreOf, isValidBaseScore } from "./cvss";
 import { asNumber, asObject, asString, asUtcTimestamp, objects, strings, type JsonObject } from "./shape";
 
 /** NVD API 2.0 metric arrays, newest CVSS version first. */
@@ -47,16 +48,18 @@ function metricsOf(cve: JsonObject): CvssMetric[] {
       const data = asObject(entry.cvssData) ?? {};
       const score = asNumber(data.baseScore);
       if (!isValidBaseScore(score)) return [];
+      const vector = asString(data.vectorString);
+      const computed = baseScoreOf(version, vector);
       return [
         {
           source: providerOf(asString(entry.source)),
           version,
           score,
           // v2 keeps its rating beside cvssData rather than inside it.
-          severity:
-            (asString(data.baseSeverity) ?? asString(entry.baseSeverity))?.toUpperCase() ??
-            severityFromScore(version, score),
-          vector: asString(data.vectorString),
+          severity: (asString(data.baseSeverity) ?? asString(entry.baseSeverity))?.toUpperCase() ?? cvssSeverity(score, version),
+          computedScore: computed?.score ?? null,
+          computedSeverity: computed?.severity ?? null,
+          vector,
           nvdType: asString(entry.type),
         },
       ];

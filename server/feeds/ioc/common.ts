@@ -186,7 +186,13 @@ export interface SightingFields {
   reference?: string | null;
   /** Extra texts to search for CVE ids besides the tags. */
   cveTexts?: ReadonlyArray<string | null>;
+  aliases?: string[];
+  /** Where the record is, should it have to be rejected. */
+  location?: string;
 }
+
+// A value or tag holding these is damaged text (a broken encoding, a binary file), not what the publisher meant.
+const DAMAGED_TEXT = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f\ufffd]/;
 
 /** Builds the record, filling the fields a feed does not have with null. */
 export function sighting(
@@ -196,6 +202,8 @@ export function sighting(
   fields: SightingFields,
 ): FeedRecordResult {
   const tags = fields.tags ?? [];
+  const damaged = [rawValue, ...tags, ...(fields.aliases ?? []), fields.malwareFamily ?? "", fields.threatType ?? ""].find((text) => DAMAGED_TEXT.test(text));
+  if (damaged !== undefined) return reject(fields.location ?? "", `control character or U+FFFD in ${quote(damaged)}`);
   return {
     ok: true,
     record: {
@@ -212,6 +220,7 @@ export function sighting(
       reference: fields.reference ?? null,
       port: value.port,
       cves: findCves(tags, fields.cveTexts ?? []),
+      aliases: fields.aliases ?? [],
     },
   };
 }

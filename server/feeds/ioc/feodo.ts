@@ -46,6 +46,7 @@ export async function* parseFeodoCsv(input: FeedInput, options: ParserOptions = 
       continue;
     }
     yield sighting(source, raw, { indicator: value.indicator, port }, {
+      location,
       firstSeen: toIsoUtc(record.first_seen_utc),
       lastSeen: toIsoUtc(record.last_online),
       threatType: "botnet_cc",

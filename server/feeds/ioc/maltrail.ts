@@ -86,9 +86,12 @@ export async function* parseMaltrailFile(
       continue;
     }
     yield sighting(source, raw, value, {
+      location,
       threatType: file.category,
       malwareFamily: family,
-      tags: family === null ? [file.name, ...aliases] : aliases,
+      // A family's aliases name the family, not each trail (they become the family's aliases).
+      tags: family === null ? [file.name, ...aliases] : [],
+      aliases: family === null ? [] : aliases,
       reference: references[0] ?? null,
     });
   }

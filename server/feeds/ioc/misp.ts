@@ -88,6 +88,7 @@ function* attributeRecords(attribute: Json, index: string, event: EventContext):
     reporter: event.reporter,
     reference: comment !== null && /^https?:\/\/\S+$/.test(comment) ? comment : null,
     cveTexts: [comment],
+    location,
   };
 
   if (single !== undefined) {

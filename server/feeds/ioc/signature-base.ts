@@ -81,6 +81,7 @@ async function* parseSignatureBase(
     const described = description === null ? NO_CONTEXT : contextOf(description);
     const tags = [group.label, described.label].filter((tag, i, all): tag is string => tag !== null && all.indexOf(tag) === i);
     yield sighting(source, raw, value, {
+      location,
       threatType: kind === "c2" ? "botnet_cc" : "payload",
       tags,
       confidence: score,

@@ -165,6 +165,7 @@ export async function* parseStixBundle(input: FeedInput, options: ParserOptions 
         text(object.description),
         ...references.map((ref) => (ref.source_name === "cve" ? text(ref.external_id) : null)),
       ],
+      location,
     };
     for (const { path: objectPath, value: raw } of comparisons) {
       const expected = typesFor(objectPath);

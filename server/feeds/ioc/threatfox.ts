@@ -71,6 +71,7 @@ function toSighting(source: string, location: string, fields: ThreatFoxFields): 
   // "unknown" is ThreatFox's placeholder family, not a family.
   const family = text(fields.malware)?.toLowerCase() === "unknown" ? null : text(fields.malwarePrintable);
   return sighting(source, fields.value, value, {
+    location,
     firstSeen: toIsoUtc(fields.firstSeen),
     lastSeen: toIsoUtc(fields.lastSeen),
     threatType: text(fields.threatType),

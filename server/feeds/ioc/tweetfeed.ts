@@ -55,6 +55,7 @@ export async function* parseTweetFeedCsv(input: FeedInput, options: ParserOption
     }
     const seen = toIsoUtc(date);
     yield sighting(source, raw, value, {
+      location,
       firstSeen: seen,
       lastSeen: seen,
       tags: splitTags(tags, /\s+/),

@@ -36,6 +36,7 @@ export async function* parseUrlhausCsv(input: FeedInput, options: ParserOptions 
       continue;
     }
     yield sighting(source, raw, value, {
+      location,
       firstSeen: toIsoUtc(record.dateadded),
       lastSeen: toIsoUtc(record.last_online),
       threatType: text(record.threat),

@@ -1,27 +1,26 @@
 import type { CweEntry } from "../../../shared/types/cve";
-import { classifyByHash, removeUnseen, type Importer } from "../importer";
+import { chunk, type Importer } from "../engine/importer";
+import { changedRecords, classifyRecords, RECORDS_TABLE, saveRecordHashes, stageRecord, withdrawnKeys } from "../engine/keyed-records";
+import { countHashes } from "./cve-records";
 
 /** MITRE's CWE catalogue: names for the CWE ids CVE records cite. Published whole. */
 export function cweImporter(): Importer<CweEntry> {
-  const seen = new Set<string>();
   return {
-    batchSize: 500,
-    async writeBatch(trx, entries, ctx) {
-      for (const entry of entries) seen.add(entry.id);
-      for (const { record: e, status } of await classifyByHash(trx, ctx, entries, (e) => e.id)) {
-        if (status === "unchanged") continue;
-        const row = { name: e.name, kind: e.kind, abstraction: e.abstraction, status: e.status };
-        await trx
-          .insertInto("cwes")
-          .values({ id: e.id, ...row })
-          .onConflict((oc) => oc.column("id").doUpdateSet(row))
-          .execute();
-      }
-    },
-    async finish(trx, ctx) {
-      await removeUnseen(trx, ctx, seen, async (keys) => {
-        await trx.deleteFrom("cwes").where("id", "in", keys).execute();
+    staging: [RECORDS_TABLE],
+    stage: (entry, out) => stageRecord(out, entry.id, entry),
+    async merge(ctx) {
+      await classifyRecords(ctx.store.db, ctx);
+      await ctx.commit(async (trx) => {
+        for await (const entries of changedRecords<CweEntry>(trx)) {
+          for (const e of entries) {
+            const row = { name: e.name, kind: e.kind, abstraction: e.abstraction, status: e.status };
+            await trx.insertInto("cwes").values({ id: e.id, ...row }).onConflict((oc) => oc.column("id").doUpdateSet(row)).execute();
+          }
+        }
+        for (const ids of chunk(await withdrawnKeys(trx, ctx), 500)) await trx.deleteFrom("cwes").where("id", "in", ids).execute();
+        await saveRecordHashes(trx, ctx.source);
       });
     },
+    countRecords: countHashes,
   };
 }

@@ -1,295 +1,313 @@
-import { sql, type Insertable, type Kysely, type RawBuilder } from "kysely";
+import { createHash } from "node:crypto";
+import { sql, type Kysely, type RawBuilder } from "kysely";
+import { hostOf, registrableDomain } from "../../../shared/ioc/host";
 import type { IocSighting } from "../../../shared/types/ioc";
-import type { Database, IndicatorSightingsTable, IndicatorsTable } from "../../db/schema";
-import { chunk, insertRows, type Importer, type WriteContext } from "../importer";
-
-type SightingRow = Omit<IndicatorSightingsTable, "indicator_id" | "source" | "port" | "imported_at">;
-type Aggregate = Omit<Insertable<IndicatorsTable>, "id" | "type" | "value">;
-
-interface IndicatorState {
-  id: number | null;
-  type: string;
-  value: string;
-  /** The stored aggregate as JSON (null for a new indicator), to tell whether it changed. */
-  stored: string | null;
-  storedTags: readonly string[];
-  aggregate: Aggregate;
-}
-
-const AGGREGATE_COLUMNS = [
-  "first_seen",
-  "last_seen",
-  "seen_at",
-  "threat_type",
-  "malware_family",
-  "confidence",
-  "tags",
-  "sources",
-  "source_count",
-] as const satisfies ReadonlyArray<keyof Aggregate>;
-
-const SIGHTING_COLUMNS = [
-  "raw_value",
-  "first_seen",
-  "last_seen",
-  "threat_type",
-  "malware_family",
-  "tags",
-  "confidence",
-  "reporter",
-  "reference",
-] as const satisfies ReadonlyArray<keyof IndicatorSightingsTable>;
+import { createIocIndexes, createIocTables, IOC_TABLES } from "../../db/ioc-tables";
+import type { Database } from "../../db/schema";
+import type { Importer, MergeContext } from "../engine/importer";
+import type { StagingOut, StagingTable } from "../engine/staging";
 
 /**
- * `set col = excluded.col` for an upsert: rows that changed are written back
- * with one multi-row statement instead of an UPDATE each.
+ * Changed sightings above which a SQLite merge rebuilds the IOC tables
+ * instead of changing them in one transaction (docs/decisions/0005): a
+ * first import of maltrail changes 1.8 M, an hourly feed a few thousand.
  */
-function excludedColumns(columns: readonly string[]): Record<string, RawBuilder<unknown>> {
-  return Object.fromEntries(columns.map((column) => [column, sql.ref(`excluded.${column}`)]));
+export const REBUILD_ROWS = 150_000;
+
+const STAGING: readonly StagingTable[] = [
+  {
+    name: "sightings",
+    columns: [
+      ["type", "text"], ["value", "text"], ["host", "text"], ["domain", "text"], ["variant", "integer"], ["port", "integer"],
+      ["raw_value", "text"], ["first_seen", "text"], ["last_seen", "text"], ["threat_type", "text"], ["malware_family", "text"],
+      ["tags", "text"], ["confidence", "integer"], ["reporter", "text"], ["reference", "text"],
+    ],
+  },
+  { name: "sighting_tags", columns: [["type", "text"], ["value", "text"], ["tag", "text"]] },
+  { name: "sighting_cves", columns: [["type", "text"], ["value", "text"], ["cve", "text"]] },
+  { name: "aliases", columns: [["family_key", "text"], ["alias", "text"]] },
+];
+
+/**
+ * What makes one statement of a feed distinct from another about the same
+ * value: a second reporter, another family, port, reference or tag set is a
+ * sighting of its own. 48 bits of a hash: exact in a JS number, and a
+ * collision within one value's statements of one feed is not a concern.
+ */
+export function sightingVariant(record: IocSighting): number {
+  const key = JSON.stringify([record.port ?? null, record.reporter, record.malwareFamily, record.reference, [...record.tags].sort()]);
+  return createHash("sha1").update(key).digest().readUIntBE(0, 6);
 }
 
-interface SightingState {
-  indicator: IndicatorState;
-  port: number;
-  stored: SightingRow | null;
-  row: SightingRow;
+/** The relation keys of an indicator (server/db/ioc-tables.ts). */
+function relationKeys(record: IocSighting): { host: string | null; domain: string | null } {
+  const { indicator } = record;
+  const host = indicator.type === "url" || indicator.type === "email" || indicator.type === "ip:port" ? hostOf(indicator) : null;
+  const domain = registrableDomain(indicator);
+  return { host, domain: domain === indicator.value ? null : domain };
 }
 
-function earlier(a: string | null, b: string | null): string | null {
-  return a === null ? b : b === null ? a : a < b ? a : b;
+function stage(record: IocSighting, out: StagingOut): void {
+  const { type, value } = record.indicator;
+  const { host, domain } = relationKeys(record);
+  out.row("sightings", [
+    type, value, host, domain, sightingVariant(record), record.port ?? null, record.rawValue === value ? null : record.rawValue,
+    record.firstSeen, record.lastSeen ?? record.firstSeen, record.threatType, record.malwareFamily,
+    record.tags.length > 0 ? JSON.stringify(record.tags) : null, record.confidence, record.reporter, record.reference,
+  ]);
+  for (const tag of record.tags) out.row("sighting_tags", [type, value, tag]);
+  for (const cve of record.cves ?? []) out.row("sighting_cves", [type, value, cve]);
+  if (record.malwareFamily) {
+    for (const alias of record.aliases ?? []) out.row("aliases", [record.malwareFamily.toLowerCase(), alias]);
+  }
 }
 
-function later(a: string | null, b: string | null): string | null {
-  return a === null ? b : b === null ? a : a > b ? a : b;
+/** The served IOC tables, or their next generation during a rebuild. */
+interface Target {
+  indicators: RawBuilder<unknown>;
+  sightings: RawBuilder<unknown>;
+  tags: RawBuilder<unknown>;
+  cves: RawBuilder<unknown>;
+  fts: RawBuilder<unknown>;
 }
 
-function union(json: string, extra: readonly string[]): string {
-  const values: string[] = JSON.parse(json);
-  for (const value of extra) if (!values.includes(value)) values.push(value);
-  return JSON.stringify(values);
+function target(suffix: string): Target {
+  return {
+    indicators: sql.table(`indicators${suffix}`),
+    sightings: sql.table(`indicator_sightings${suffix}`),
+    tags: sql.table(`indicator_tags${suffix}`),
+    cves: sql.table(`indicator_cves${suffix}`),
+    fts: sql.table(`indicators${suffix}_fts`),
+  };
+}
+
+const SERVED = target("");
+const NEXT_SUFFIX = "_next";
+
+const s = (name: string) => sql.table(`staging.${name}`);
+
+/** Null-ignoring least and greatest, written the same for both dialects. */
+const least = (a: RawBuilder<unknown>, b: RawBuilder<unknown>) => sql`case when ${a} is null then ${b} when ${b} is null then ${a} when ${a} < ${b} then ${a} else ${b} end`;
+const greatest = (a: RawBuilder<unknown>, b: RawBuilder<unknown>) => sql`case when ${a} is null then ${b} when ${b} is null then ${a} when ${a} > ${b} then ${a} else ${b} end`;
+
+/**
+ * Staged rows to distinct sightings, the dictionary entries they need, and
+ * which of them are new or changed compared with the served tables.
+ */
+async function classify(db: Kysely<Database>, ctx: MergeContext): Promise<void> {
+  const run = (query: RawBuilder<unknown>) => query.execute(db);
+  await run(sql`drop table if exists ${s("merged")}`);
+  // Within one variant only the times, the threat type and the raw spelling can differ.
+  await run(sql`
+    create table ${s("merged")} as
+    select type, value, max(host) as host, max(domain) as domain, variant, max(port) as port, max(raw_value) as raw_value,
+      min(first_seen) as first_seen, max(last_seen) as last_seen, max(threat_type) as threat_type,
+      max(malware_family) as malware_family, max(tags) as tags, max(confidence) as confidence, max(reporter) as reporter,
+      max(reference) as reference
+    from ${s("sightings")} group by type, value, variant`);
+  await run(sql`insert into sighting_references (url) select distinct reference from ${s("merged")} where reference is not null on conflict (url) do nothing`);
+  await run(sql`insert into tags (name) select distinct tag from ${s("sighting_tags")} where true on conflict (name) do nothing`);
+  await run(sql`drop table if exists ${s("mapped")}`);
+  await run(sql`
+    create table ${s("mapped")} as
+    select i.id as indicator_id, m.*, r.id as reference_id
+    from ${s("merged")} m
+    left join indicators i on i.value = m.value and i.type = m.type
+    left join sighting_references r on r.url = m.reference`);
+  await ctx.store.indexStaging(db, "mapped", ["indicator_id", "variant"]);
+  await run(sql`drop table if exists ${s("changed")}`);
+  // What each sighting becomes; kept only where that differs from what is served (or is new).
+  await run(sql`
+    create table ${s("changed")} as
+    select * from (
+      select mp.indicator_id, mp.type, mp.value, mp.host, mp.domain, mp.variant, mp.port, mp.malware_family, mp.tags, mp.reporter,
+        mp.reference_id, case when st.indicator_id is null then 1 else 0 end as is_new,
+        coalesce(mp.raw_value, st.raw_value) as raw_value,
+        ${least(sql`st.first_seen`, sql`mp.first_seen`)} as first_seen,
+        ${greatest(sql`st.last_seen`, sql`mp.last_seen`)} as last_seen,
+        coalesce(mp.threat_type, st.threat_type) as threat_type,
+        coalesce(mp.confidence, st.confidence) as confidence,
+        st.indicator_id as stored, st.first_seen as stored_first, st.last_seen as stored_last, st.threat_type as stored_threat,
+        st.confidence as stored_confidence, st.raw_value as stored_raw, st.delisted_at as stored_delisted
+      from ${s("mapped")} mp
+      left join indicator_sightings st on st.indicator_id = mp.indicator_id and st.source = ${ctx.source} and st.variant = mp.variant
+    ) c
+    where stored is null or stored_delisted is not null or first_seen is distinct from stored_first or last_seen is distinct from stored_last
+      or threat_type is distinct from stored_threat or confidence is distinct from stored_confidence or raw_value is distinct from stored_raw`);
+  const count = async (query: RawBuilder<{ n: number | string | bigint }>) => Number((await query.execute(db)).rows[0]?.n ?? 0);
+  const distinct = await count(sql<{ n: number }>`select count(*) as n from ${s("merged")}`);
+  ctx.counts.added = await count(sql<{ n: number }>`select count(*) as n from ${s("changed")} where is_new = 1`);
+  ctx.counts.updated = await count(sql<{ n: number }>`select count(*) as n from ${s("changed")} where is_new = 0`);
+  ctx.counts.unchanged = distinct - ctx.counts.added - ctx.counts.updated;
 }
 
 /**
- * Folds one record into a source's sighting. Dates widen, tags accumulate;
- * the descriptive fields come from the record only when it is strictly newer,
- * so re-reading the same feed (ties included) changes nothing.
+ * The merge's writes, against `t` (the served tables, or their next
+ * generation): new indicators, changed sightings, what a complete list no
+ * longer lists, and the aggregates of every indicator that any of it touched.
  */
-function mergeSighting(previous: SightingRow | null, record: IocSighting): SightingRow {
-  const fresh: SightingRow = {
-    raw_value: record.rawValue,
-    first_seen: record.firstSeen,
-    last_seen: record.lastSeen ?? record.firstSeen,
-    threat_type: record.threatType,
-    malware_family: record.malwareFamily,
-    tags: JSON.stringify(record.tags),
-    confidence: record.confidence,
-    reporter: record.reporter,
-    reference: record.reference,
+async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complete: boolean, between: () => Promise<void>): Promise<void> {
+  const run = async (query: RawBuilder<unknown>) => {
+    await query.execute(db);
+    await between();
   };
-  if (!previous) return fresh;
-  const newer = (fresh.last_seen ?? "") > (previous.last_seen ?? "");
-  const pick = <T>(mine: T | null, theirs: T | null): T | null => (newer ? (theirs ?? mine) : (mine ?? theirs));
-  return {
-    raw_value: newer ? fresh.raw_value : previous.raw_value,
-    first_seen: earlier(previous.first_seen, fresh.first_seen),
-    last_seen: later(previous.last_seen, fresh.last_seen),
-    threat_type: pick(previous.threat_type, fresh.threat_type),
-    malware_family: pick(previous.malware_family, fresh.malware_family),
-    tags: union(previous.tags, record.tags),
-    confidence: pick(previous.confidence, fresh.confidence),
-    reporter: pick(previous.reporter, fresh.reporter),
-    reference: pick(previous.reference, fresh.reference),
-  };
+  const maxId = Number((await sql<{ id: number | null }>`select max(id) as id from ${t.indicators}`.execute(db)).rows[0]?.id ?? 0);
+  // In value order: the rowids follow, so the table and its unique index both grow at their ends.
+  await run(sql`
+    insert into ${t.indicators} (type, value, host, domain, listed_since)
+    select type, value, max(host), max(domain), ${ctx.stamp} from ${s("changed")} where indicator_id is null
+    group by type, value order by value, type
+    on conflict (value, type) do nothing`);
+  await run(sql`
+    update ${s("changed")} set indicator_id = (select i.id from ${t.indicators} i where i.value = ${s("changed")}.value and i.type = ${s("changed")}.type)
+    where indicator_id is null`);
+  await run(sql`
+    insert into ${t.sightings} (indicator_id, source, variant, port, raw_value, first_seen, last_seen, listed_since, delisted_at,
+      threat_type, malware_family, tags, confidence, reporter, reference_id)
+    select indicator_id, ${ctx.source}, variant, port, raw_value, first_seen, last_seen, ${ctx.stamp}, null,
+      threat_type, malware_family, tags, confidence, reporter, reference_id
+    from ${s("changed")} where true order by indicator_id, variant
+    on conflict (indicator_id, source, variant) do update set
+      raw_value = excluded.raw_value, first_seen = excluded.first_seen, last_seen = excluded.last_seen, delisted_at = null,
+      threat_type = excluded.threat_type, confidence = excluded.confidence`);
+
+  await run(sql`drop table if exists ${s("delisted")}`);
+  await run(sql`create table ${s("delisted")} (indicator_id integer, variant integer)`);
+  if (complete) {
+    // Only statements this run could have restated: a feed that lists everything it knows.
+    await run(sql`
+      insert into ${s("delisted")} select st.indicator_id, st.variant from ${t.sightings} st
+      where st.source = ${ctx.source} and st.delisted_at is null
+        and not exists (select 1 from ${s("mapped")} m where m.indicator_id = st.indicator_id and m.variant = st.variant)`);
+    await run(sql`
+      update ${t.sightings} set delisted_at = ${ctx.stamp}
+      where source = ${ctx.source} and delisted_at is null
+        and exists (select 1 from ${s("delisted")} d where d.indicator_id = ${t.sightings}.indicator_id and d.variant = ${t.sightings}.variant)`);
+    ctx.counts.removed = Number((await sql<{ n: number }>`select count(*) as n from ${s("delisted")}`.execute(db)).rows[0]?.n ?? 0);
+  }
+
+  await run(sql`drop table if exists ${s("touched")}`);
+  await run(sql`create table ${s("touched")} (id integer primary key)`);
+  await run(sql`insert into ${s("touched")} (id) select distinct indicator_id from ${s("changed")} where true on conflict do nothing`);
+  await run(sql`insert into ${s("touched")} (id) select distinct indicator_id from ${s("delisted")} where true on conflict do nothing`);
+  // Each touched indicator's aggregates over all its sightings; its threat type and family from the newest sighting that names one.
+  await run(sql`
+    update ${t.indicators} set
+      first_seen = a.first_seen, last_seen = a.last_seen, listed_since = a.listed_since, confidence = a.confidence,
+      source_count = a.source_count, threat_type = a.threat_type, malware_family = a.malware_family
+    from (
+      select indicator_id, min(first_seen) as first_seen, max(last_seen) as last_seen, min(listed_since) as listed_since,
+        max(confidence) as confidence, count(distinct source) as source_count, max(threat_pick) as threat_type, max(family_pick) as malware_family
+      from (
+        select st.indicator_id, st.first_seen, st.last_seen, st.listed_since, st.confidence, st.source,
+          first_value(st.threat_type) over (partition by st.indicator_id
+            order by case when st.threat_type is null then 1 else 0 end, st.last_seen desc nulls last, st.listed_since desc) as threat_pick,
+          first_value(st.malware_family) over (partition by st.indicator_id
+            order by case when st.malware_family is null then 1 else 0 end, st.last_seen desc nulls last, st.listed_since desc) as family_pick
+        from ${t.sightings} st join ${s("touched")} tt on tt.id = st.indicator_id
+      ) ranked group by indicator_id
+    ) a
+    where ${t.indicators}.id = a.indicator_id`);
+
+  await run(sql`
+    insert into ${t.tags} (tag_id, indicator_id)
+    select distinct g.id, i.id from ${s("sighting_tags")} st
+    join ${t.indicators} i on i.value = st.value and i.type = st.type
+    join tags g on g.name = st.tag
+    where true on conflict do nothing`);
+  await run(sql`
+    insert into ${t.cves} (cve_id, indicator_id, source)
+    select distinct sc.cve, i.id, ${ctx.source} from ${s("sighting_cves")} sc
+    join ${t.indicators} i on i.value = sc.value and i.type = sc.type
+    where true on conflict do nothing`);
+  await run(sql`insert into ${t.fts} (rowid, value) select id, value from ${t.indicators} where id > ${maxId}`);
 }
 
-/** Folds a sighting into the indicator's list-page aggregates, with the same "strictly newer wins" rule. */
-function mergeAggregate(aggregate: Aggregate, source: string, sighting: SightingRow): Aggregate {
-  const newer = (sighting.last_seen ?? "") > (aggregate.last_seen ?? "");
-  const pick = <T>(mine: T | null | undefined, theirs: T | null): T | null =>
-    newer ? (theirs ?? mine ?? null) : (mine ?? theirs);
-  const firstSeen = earlier(aggregate.first_seen ?? null, sighting.first_seen);
-  const lastSeen = later(aggregate.last_seen ?? null, sighting.last_seen);
-  const sources: string[] = JSON.parse(union(aggregate.sources ?? "[]", [source]));
-  return {
-    first_seen: firstSeen,
-    last_seen: lastSeen,
-    seen_at: lastSeen ?? firstSeen ?? aggregate.seen_at,
-    threat_type: pick(aggregate.threat_type, sighting.threat_type),
-    malware_family: pick(aggregate.malware_family, sighting.malware_family),
-    confidence:
-      aggregate.confidence == null || (sighting.confidence !== null && sighting.confidence > aggregate.confidence)
-        ? sighting.confidence
-        : aggregate.confidence,
-    tags: union(aggregate.tags ?? "[]", JSON.parse(sighting.tags)),
-    sources: JSON.stringify(sources.sort()),
-    source_count: sources.length,
-  };
+/** The family aliases a feed states replace the ones it stated before. */
+async function replaceAliases(trx: Kysely<Database>, ctx: MergeContext): Promise<void> {
+  await trx.deleteFrom("family_aliases").where("source", "=", ctx.source).execute();
+  await sql`
+    insert into family_aliases (alias, family_key, source)
+    select distinct alias, family_key, ${ctx.source} from ${s("aliases")} where true on conflict do nothing`.execute(trx);
 }
 
-const keyOf = (type: string, value: string) => `${type}\u0000${value}`;
-
-async function loadIndicators(trx: Kysely<Database>, records: readonly IocSighting[], now: string) {
-  const states = new Map<string, IndicatorState>();
-  const values = [...new Set(records.map((r) => r.indicator.value))];
-  for (const part of chunk(values, 500)) {
-    const rows = await trx.selectFrom("indicators").selectAll().where("value", "in", part).execute();
-    for (const { id, type, value, ...aggregate } of rows) {
-      states.set(keyOf(type, value), {
-        id,
-        type,
-        value,
-        stored: JSON.stringify(aggregate),
-        storedTags: JSON.parse(aggregate.tags),
-        aggregate,
-      });
+/**
+ * A large merge on SQLite: next-generation copies of the IOC tables are
+ * filled and indexed statement by statement (each its own transaction, the
+ * WAL checkpointed between them), then switched in by renaming, in one
+ * short transaction; the old generation is dropped after it.
+ */
+async function rebuild(ctx: MergeContext, complete: boolean): Promise<void> {
+  const { db } = ctx.store;
+  const next = target(NEXT_SUFFIX);
+  const generation = `_g${ctx.now.getTime().toString(36)}`;
+  const between = () => ctx.store.checkpoint();
+  await dropGeneration(db, NEXT_SUFFIX);
+  await createIocTables(db, NEXT_SUFFIX, generation);
+  for (const table of IOC_TABLES) {
+    await sql`insert into ${sql.table(`${table}${NEXT_SUFFIX}`)} select * from ${sql.table(table)}`.execute(db);
+    await between();
+  }
+  await sql`insert into ${next.fts} (rowid, value) select id, value from indicators`.execute(db);
+  await between();
+  await apply(db, ctx, next, complete, between);
+  await createIocIndexes(db, NEXT_SUFFIX, generation);
+  await between();
+  await ctx.commit(async (trx) => {
+    for (const table of [...IOC_TABLES, "indicators_fts"]) {
+      await sql`alter table ${sql.table(table)} rename to ${sql.table(`${table}_old`)}`.execute(trx);
     }
-  }
-  for (const { indicator } of records) {
-    const key = keyOf(indicator.type, indicator.value);
-    if (!states.has(key)) {
-      states.set(key, {
-        id: null,
-        type: indicator.type,
-        value: indicator.value,
-        stored: null,
-        storedTags: [],
-        aggregate: { seen_at: now, tags: "[]", sources: "[]", source_count: 0 },
-      });
-    }
-  }
-  return states;
-}
-
-async function loadSightings(trx: Kysely<Database>, source: string, ids: number[]) {
-  const stored = new Map<string, SightingRow>();
-  for (const part of chunk(ids, 500)) {
-    const rows = await trx
-      .selectFrom("indicator_sightings")
-      .selectAll()
-      .where("source", "=", source)
-      .where("indicator_id", "in", part)
-      .execute();
-    for (const { indicator_id, port, source: _source, imported_at: _importedAt, ...row } of rows) {
-      stored.set(`${indicator_id}:${port}`, row);
-    }
-  }
-  return stored;
-}
-
-function sameRow(a: SightingRow, b: SightingRow): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-async function writeBatch(trx: Kysely<Database>, records: IocSighting[], ctx: WriteContext): Promise<void> {
-  const now = ctx.now.toISOString();
-  const indicators = await loadIndicators(trx, records, now);
-  const existingIds = [...indicators.values()].flatMap((s) => (s.id === null ? [] : [s.id]));
-  const storedSightings = await loadSightings(trx, ctx.source, existingIds);
-
-  const sightings = new Map<string, SightingState>();
-  const links = new Map<string, { cve: string; indicator: IndicatorState }>();
-  for (const record of records) {
-    ctx.noteRecordDate(record.lastSeen ?? record.firstSeen);
-    const indicator = indicators.get(keyOf(record.indicator.type, record.indicator.value));
-    if (!indicator) continue;
-    const port = record.port ?? 0;
-    const key = `${keyOf(indicator.type, indicator.value)}\u0000${port}`;
-    const state =
-      sightings.get(key) ??
-      (() => {
-        const stored = indicator.id === null ? null : (storedSightings.get(`${indicator.id}:${port}`) ?? null);
-        return { indicator, port, stored, row: stored } as SightingState;
-      })();
-    const before: SightingRow | null = state.row ?? null;
-    const merged = mergeSighting(before, record);
-    ctx.counts[before === null ? "added" : sameRow(before, merged) ? "unchanged" : "updated"] += 1;
-    state.row = merged;
-    sightings.set(key, state);
-    indicator.aggregate = mergeAggregate(indicator.aggregate, ctx.source, merged);
-    for (const cve of record.cves ?? []) links.set(`${cve}\u0000${key}`, { cve, indicator });
-  }
-
-  const fresh = [...indicators.values()].filter((s) => s.id === null);
-  for (const part of chunk(fresh, 500)) {
-    const rows = await trx
-      .insertInto("indicators")
-      .values(part.map((s) => ({ type: s.type, value: s.value, ...s.aggregate })))
-      .returning(["id", "type", "value"])
-      .execute();
-    const byKey = new Map(part.map((s) => [keyOf(s.type, s.value), s]));
-    for (const row of rows) {
-      const state = byKey.get(keyOf(row.type, row.value));
-      if (state) state.id = row.id;
-    }
-  }
-  const changedIndicators = [...indicators.values()].filter(
-    (s): s is IndicatorState & { id: number } =>
-      s.id !== null && s.stored !== null && s.stored !== JSON.stringify(s.aggregate),
-  );
-  for (const part of chunk(changedIndicators, 400)) {
-    await trx
-      .insertInto("indicators")
-      .values(part.map((s) => ({ id: s.id, type: s.type, value: s.value, ...s.aggregate })))
-      .onConflict((oc) => oc.column("id").doUpdateSet(excludedColumns(AGGREGATE_COLUMNS)))
-      .execute();
-  }
-
-  const rowFor = (s: SightingState) => ({
-    indicator_id: s.indicator.id ?? 0,
-    source: ctx.source,
-    port: s.port,
-    imported_at: now,
-    ...s.row,
+    for (const table of IOC_TABLES) await sql`alter table ${sql.table(`${table}${NEXT_SUFFIX}`)} rename to ${sql.table(table)}`.execute(trx);
+    await sql`alter table ${next.fts} rename to ${sql.table("indicators_fts")}`.execute(trx);
+    await replaceAliases(trx, ctx);
   });
-  const sightingStates = [...sightings.values()];
-  await insertRows(trx, "indicator_sightings", sightingStates.filter((s) => s.stored === null).map(rowFor));
-  const changedSightings = sightingStates.filter((s) => s.stored !== null && !sameRow(s.stored, s.row));
-  for (const part of chunk(changedSightings, 400)) {
-    await trx
-      .insertInto("indicator_sightings")
-      .values(part.map(rowFor))
-      .onConflict((oc) =>
-        oc.columns(["indicator_id", "source", "port"]).doUpdateSet(excludedColumns(SIGHTING_COLUMNS)),
-      )
-      .execute();
-  }
+  await dropGeneration(db, "_old");
+  await between();
+}
 
-  // Tags only grow (see union), so only the ones an indicator did not have need a row.
-  const tagRows = [...indicators.values()].flatMap((s) => {
-    if (s.id === null || s.stored === JSON.stringify(s.aggregate)) return [];
-    const id = s.id;
-    const before = new Set<string>(s.storedTags);
-    return (JSON.parse(s.aggregate.tags ?? "[]") as string[])
-      .filter((tag) => !before.has(tag))
-      .map((tag) => ({ tag, indicator_id: id }));
-  });
-  // In key order, so the inserts walk the tag index instead of jumping about it.
-  tagRows.sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : a.indicator_id - b.indicator_id));
-  for (const part of chunk(tagRows, 4_000)) {
-    await trx.insertInto("indicator_tags").values(part).onConflict((oc) => oc.doNothing()).execute();
-  }
-  const linkRows = [...links.values()].flatMap(({ cve, indicator }) =>
-    indicator.id === null ? [] : [{ cve_id: cve, indicator_id: indicator.id, source: ctx.source }],
-  );
-  for (const part of chunk(linkRows, 2_000)) {
-    await trx.insertInto("indicator_cves").values(part).onConflict((oc) => oc.doNothing()).execute();
-  }
+/** Tables of a generation that is not served: leftovers of a killed rebuild, or the one just replaced. */
+async function dropGeneration(db: Kysely<Database>, suffix: string): Promise<void> {
+  for (const table of IOC_TABLES) await sql`drop table if exists ${sql.table(`${table}${suffix}`)}`.execute(db);
+  const fts = suffix === "_old" ? "indicators_fts_old" : `indicators${suffix}_fts`;
+  await sql`drop table if exists ${sql.table(fts)}`.execute(db);
 }
 
 /**
- * Stores IOC sightings (shared/types/ioc.ts) from any IOC feed: one
- * indicator per canonical (type, value), one sighting per feed and port,
- * merged across the feed's records so that re-reading a feed is a no-op.
+ * Stores IOC sightings (shared/types/ioc.ts) from any IOC feed. `complete`:
+ * the feed lists everything it knows on every run (maltrail, signature-base,
+ * Feodo Tracker's blocklist), so a sighting it no longer lists is marked
+ * delisted; incremental feeds (TweetFeed's daily files, abuse.ch's "recent"
+ * exports) only ever add.
  */
-export function indicatorImporter(): Importer<IocSighting> {
+export function indicatorImporter(options: { complete: boolean }): Importer<IocSighting> {
   return {
-    batchSize: 2_000,
-    writeBatch,
-    async countRecords(trx, source) {
-      const row = await trx
+    staging: STAGING,
+    completeList: options.complete,
+    stage,
+    async merge(ctx) {
+      const { db } = ctx.store;
+      // A complete list with unreadable records may not have restated what it still lists.
+      const complete = options.complete && !ctx.hadRejections;
+      if (options.complete && ctx.hadRejections) ctx.logger.warn("some records were rejected: nothing this feed no longer lists is marked delisted this time");
+      await dropGeneration(db, NEXT_SUFFIX);
+      await dropGeneration(db, "_old");
+      await classify(db, ctx);
+      if (ctx.store.rebuildsLargeMerges && ctx.counts.added + ctx.counts.updated > REBUILD_ROWS) {
+        ctx.logger.info({ changed: ctx.counts.added + ctx.counts.updated }, "large change: rebuilding the indicator tables and switching them in");
+        await rebuild(ctx, complete);
+        return;
+      }
+      await ctx.commit(async (trx) => {
+        await apply(trx, ctx, SERVED, complete, async () => {});
+        await replaceAliases(trx, ctx);
+      });
+    },
+    async countRecords(db, source) {
+      const row = await db
         .selectFrom("indicator_sightings")
         .select((eb) => eb.fn.countAll<number>().as("n"))
         .where("source", "=", source)
+        .where("delisted_at", "is", null)
         .executeTakeFirst();
       return Number(row?.n ?? 0);
     },

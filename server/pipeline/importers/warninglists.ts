@@ -1,7 +1,10 @@
 import type { Kysely } from "kysely";
 import type { Database } from "../../db/schema";
 import type { Warninglist } from "../../feeds/warninglists/parse";
-import { chunk, classifyByHash, insertRows, removeUnseen, type Importer } from "../importer";
+import { chunk, type Importer } from "../engine/importer";
+import { changedRecords, classifyRecords, RECORDS_TABLE, saveRecordHashes, stageRecord, withdrawnKeys } from "../engine/keyed-records";
+import { countHashes } from "./cve-records";
+import { insertRows } from "./rows";
 
 async function deleteLists(trx: Kysely<Database>, names: string[]): Promise<void> {
   await trx.deleteFrom("warninglist_entries").where("list_name", "in", names).execute();
@@ -9,41 +12,39 @@ async function deleteLists(trx: Kysely<Database>, names: string[]): Promise<void
 }
 
 /**
- * Stores MISP warninglists: one `warninglists` row per list and its entries
- * in `warninglist_entries`. A list is one record: an unchanged list is left
+ * MISP warninglists: one `warninglists` row per list and its entries in
+ * `warninglist_entries`. A list is one record: an unchanged list is left
  * alone, a changed one has its entries replaced, and a list the publisher
  * dropped is removed (unless some list could not be read).
  */
 export function warninglistImporter(): Importer<Warninglist> {
-  const seen = new Set<string>();
   return {
-    batchSize: 8,
-    async writeBatch(trx, lists, ctx) {
-      for (const list of lists) seen.add(list.name);
-      const classified = await classifyByHash(trx, ctx, lists, (list) => list.name);
-      const changed = classified.filter((c) => c.status !== "unchanged").map((c) => c.record);
-      for (const names of chunk(changed.map((list) => list.name), 500)) await deleteLists(trx, names);
-      await insertRows(
-        trx,
-        "warninglists",
-        changed.map((list) => ({
-          name: list.name,
-          title: list.title,
-          description: list.description,
-          version: String(list.version),
-          type: list.type,
-          matching_attributes: JSON.stringify(list.matchingAttributes),
-          entry_count: list.entries.length,
-        })),
-      );
-      await insertRows(
-        trx,
-        "warninglist_entries",
-        changed.flatMap((list) => [...new Set(list.entries)].map((value) => ({ list_name: list.name, value }))),
-      );
+    staging: [RECORDS_TABLE],
+    stage: (list, out) => stageRecord(out, list.name, list),
+    async merge(ctx) {
+      await classifyRecords(ctx.store.db, ctx);
+      await ctx.commit(async (trx) => {
+        for await (const lists of changedRecords<Warninglist>(trx, 8)) {
+          await deleteLists(trx, lists.map((list) => list.name));
+          await insertRows(
+            trx,
+            "warninglists",
+            lists.map((list) => ({
+              name: list.name,
+              title: list.title,
+              description: list.description,
+              version: String(list.version),
+              type: list.type,
+              matching_attributes: JSON.stringify(list.matchingAttributes),
+              entry_count: list.entries.length,
+            })),
+          );
+          await insertRows(trx, "warninglist_entries", lists.flatMap((list) => [...new Set(list.entries)].map((value) => ({ list_name: list.name, value }))));
+        }
+        for (const names of chunk(await withdrawnKeys(trx, ctx), 500)) await deleteLists(trx, names);
+        await saveRecordHashes(trx, ctx.source);
+      });
     },
-    async finish(trx, ctx) {
-      await removeUnseen(trx, ctx, seen, (names) => deleteLists(trx, names));
-    },
+    countRecords: countHashes,
   };
 }

@@ -5,8 +5,9 @@ import type { IocFacets } from "../../ioc-radar/list-types";
 import { formSearch } from "../../ui/common/filter-form";
 
 export const SORT_LABELS: Record<(typeof IOC_SORT_KEYS)[number], string> = {
-  last_seen: "Last seen",
-  first_seen: "First seen",
+  last_seen: "Last seen (by the feeds)",
+  first_seen: "First seen (by the feeds)",
+  listed_since: "New to this instance",
   confidence: "Confidence",
   sources: "Number of sources",
   value: "Value",

@@ -83,7 +83,7 @@ describe("home page before the feeds are imported", () => {
     const databasePath = join(dir, "kev-only.sqlite");
     const t = await createTestApp({ databasePath });
     try {
-      const outcome = await syncSource("cisa-kev", { db: t.database.db, config: loadPipelineConfig({}), logger: pino({ level: "silent" }), mirrorDir: DATA_DIR });
+      const outcome = await syncSource("cisa-kev", { store: t.store, config: loadPipelineConfig({}), logger: pino({ level: "silent" }), mirrorDir: DATA_DIR });
       expect(outcome.status).toBe("ok");
       const html = textOf((await request(t.app).get("/").expect(200)).text);
       expect(html).toContain("Some feeds have not been imported yet");

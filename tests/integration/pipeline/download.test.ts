@@ -38,7 +38,7 @@ function configFor(server: FeedServer) {
 }
 
 async function sync(name: "cisa-kev" | "epss") {
-  return syncSource(name, { db: db.db, config: configFor(server), logger, now: () => new Date("2025-09-01T00:00:00Z") });
+  return syncSource(name, { store: db.store, config: configFor(server), logger, now: () => new Date("2025-09-01T00:00:00Z") });
 }
 
 async function kevRows(): Promise<number> {
@@ -176,7 +176,7 @@ describe("a full sync over HTTP from the publishers' paths", () => {
       SOURCE_MISP_WARNINGLISTS_URL: url("misp-warninglists"),
     };
   }
-  const syncFull = (name: string) => syncSource(name, { db: full.db, config: loadPipelineConfig(env()), logger, now: () => NOW });
+  const syncFull = (name: string) => syncSource(name, { store: full.store, config: loadPipelineConfig(env()), logger, now: () => NOW });
 
   /** Row counts of the tables the synced sources fill. */
   async function tableCounts(): Promise<Record<string, number>> {

@@ -40,7 +40,7 @@ beforeAll(async () => {
   earlyFile = join(db.dir, "epss_scores-2026-08-01.csv");
   await writeFile(earlyFile, `${lines.join("\n")}\n`);
   const first = await syncSource("epss", {
-    db: db.db,
+    store: db.store,
     config: loadPipelineConfig({ SOURCE_EPSS_URL: earlyFile }),
     logger,
   });
@@ -85,7 +85,7 @@ describe("an import killed half-way", () => {
     expect(row).toMatchObject({ status: "ok", added: EARLY_ROWS, record_count: EARLY_ROWS });
 
     const next = await syncSource("epss", {
-      db: db.db,
+      store: db.store,
       config: loadPipelineConfig({ SOURCE_EPSS_URL: FULL_EPSS }),
       logger,
     });

@@ -20,7 +20,7 @@ let db: TestDatabase;
 const outcomes = new Map<string, ImportOutcome>();
 
 function sync(name: string, env: Record<string, string> = {}) {
-  return syncSource(name, { db: db.db, config: loadPipelineConfig(env), logger, mirrorDir: snapshotDir, now: () => NOW });
+  return syncSource(name, { store: db.store, config: loadPipelineConfig(env), logger, mirrorDir: snapshotDir, now: () => NOW });
 }
 
 async function count(table: "warninglists" | "warninglist_entries" | "indicator_sightings" | "indicator_cves"): Promise<number> {
@@ -41,7 +41,7 @@ async function cvesOf(value: string): Promise<string[]> {
 beforeAll(async () => {
   db = await createTestDatabase();
   for (const name of ["misp-warninglists", "signature-base", "tweetfeed"]) {
-    outcomes.set(name, await syncSource(name, { db: db.db, config, logger, mirrorDir: snapshotDir, now: () => NOW }));
+    outcomes.set(name, await syncSource(name, { store: db.store, config, logger, mirrorDir: snapshotDir, now: () => NOW }));
   }
 });
 

@@ -92,7 +92,7 @@ async function cursorOf(db: TestDatabase): Promise<Record<string, { timestamp: n
 
 function sync(db: TestDatabase, location: string, extra: Record<string, string> = {}) {
   const config = loadPipelineConfig({ SOURCE_TWEETFEED_URL: location, ...extra });
-  return syncSource("tweetfeed", { db: db.db, config, logger, now: () => NOW });
+  return syncSource("tweetfeed", { store: db.store, config, logger, now: () => NOW });
 }
 
 let manifest: ReturnType<typeof parseMispManifest>;

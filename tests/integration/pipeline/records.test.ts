@@ -9,6 +9,8 @@ import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSourcesRouter } from "../../../server/api/sources";
 import { loadPipelineConfig, type PipelineConfig } from "../../../server/pipeline/config";
+import { recordCrashedImport } from "../../../server/pipeline/run";
+import { childProcessRunner } from "../../../server/pipeline/runner";
 import { startScheduler } from "../../../server/pipeline/scheduler";
 import { SOURCES } from "../../../server/pipeline/sources";
 import { syncSource } from "../../../server/pipeline/sync";
@@ -31,7 +33,7 @@ afterEach(async () => {
 });
 
 function sync(name: string, env: Record<string, string>) {
-  return syncSource(name, { db: db.db, config: loadPipelineConfig(env), logger: recorder.logger, now: () => NOW });
+  return syncSource(name, { store: db.store, config: loadPipelineConfig(env), logger: recorder.logger, now: () => NOW });
 }
 
 async function count(table: "kev_entries" | "cves" | "indicator_sightings" | "indicators"): Promise<number> {
@@ -246,13 +248,21 @@ describe("sources API and scheduler", () => {
     expect(epss).toMatchObject({ status: "never-run", freshness: { basis: "never-imported", stale: true } });
   });
 
-  it("runs a never-run source on start, one at a time, and answers runNow", async () => {
-    const scheduler = startScheduler({ db: db.db, config: quietConfig(["cisa-kev"]), logger: recorder.logger, now: () => NOW });
+  it("runs a never-run source on start in an import process of its own, and answers runNow", async () => {
+    const env = { ...process.env, SOURCE_CISA_KEV_URL: KEV_JSON, SYNC_INTERVAL_CISA_KEV_MINUTES: "60", LOG_LEVEL: "silent" };
+    const scheduler = startScheduler({
+      db: db.db,
+      config: quietConfig(["cisa-kev"]),
+      logger: recorder.logger,
+      runner: childProcessRunner({ databasePath: db.path, env, logger: recorder.logger }),
+      recordCrash: (source, message, at) => recordCrashedImport(db.db, source, message, at),
+    });
     try {
-      for (let i = 0; i < 400 && (await count("kev_entries")) === 0; i++) await delay(25);
+      for (let i = 0; i < 2_400 && (await count("kev_entries")) === 0; i++) await delay(25);
       expect(await count("kev_entries")).toBe(1_404);
+      // The same file again: the import reads nothing.
       const outcome = await scheduler.runNow("cisa-kev");
-      expect(outcome).toMatchObject({ status: "ok", counts: { unchanged: 1_404 } });
+      expect(outcome).toMatchObject({ source: "cisa-kev", status: "not-modified" });
     } finally {
       await scheduler.stop();
     }

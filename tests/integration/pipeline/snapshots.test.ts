@@ -4,7 +4,8 @@ import { createGunzip } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { computeCvePriority } from "../../../shared/scoring/cve-priority";
 import { openSqliteDatabase } from "../../../server/db/connection";
-import { cveFullTextMatch } from "../../../server/db/sqlite-specific";
+import { sql } from "kysely";
+import { sqliteDialect } from "../../../server/db/dialect/sqlite";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import type { ImportOutcome } from "../../../server/pipeline/run";
 import { syncSource } from "../../../server/pipeline/sync";
@@ -36,7 +37,7 @@ async function findLine(path: string, needle: string): Promise<string> {
 beforeAll(async () => {
   db = await createTestDatabase();
   for (const name of SOURCES) {
-    outcomes.set(name, await syncSource(name, { db: db.db, config, logger, mirrorDir: snapshotDir, now: () => NOW }));
+    outcomes.set(name, await syncSource(name, { store: db.store, config, logger, mirrorDir: snapshotDir, now: () => NOW }));
   }
 });
 
@@ -213,9 +214,9 @@ describe("importing the real snapshots", () => {
   });
 
   it("finds CVEs by full-text search over id, title, description and product", async () => {
-    const byWord = await db.db.selectFrom("cves").select("id").where(cveFullTextMatch("GlobalProtect command injection")!).execute();
+    const byWord = await db.db.selectFrom("cves").select("id").where(sqliteDialect.cveTextMatch("GlobalProtect command injection", sql.ref("cves.seq"))!).execute();
     expect(byWord.map((r) => r.id)).toContain("CVE-2024-3400");
-    const byId = await db.db.selectFrom("cves").select("id").where(cveFullTextMatch("CVE-2024-3400")!).execute();
+    const byId = await db.db.selectFrom("cves").select("id").where(sqliteDialect.cveTextMatch("CVE-2024-3400", sql.ref("cves.seq"))!).execute();
     expect(byId.map((r) => r.id)).toContain("CVE-2024-3400");
   });
 
@@ -228,7 +229,7 @@ describe("importing the real snapshots", () => {
 
   it("re-importing the same files is idempotent: nothing added or updated", async () => {
     for (const name of ["cve-json5", "cisa-kev", "epss"] as const) {
-      const again = await syncSource(name, { db: db.db, config, logger, mirrorDir: snapshotDir, now: () => NOW });
+      const again = await syncSource(name, { store: db.store, config, logger, mirrorDir: snapshotDir, now: () => NOW });
       expect(again.status, name).toBe("ok");
       expect(again.counts, name).toEqual({
         added: 0,

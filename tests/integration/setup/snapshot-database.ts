@@ -3,10 +3,10 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { join, relative } from "node:path";
 import pino from "pino";
 import type { TestProject } from "vitest/node";
-import { openSqliteDatabase } from "../../../server/db/connection";
+import { openSqliteImportStore } from "../../../server/pipeline/engine/store";
 import { migrateToLatest } from "../../../server/db/migrate";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
-import { syncSource } from "../../../server/pipeline/sync";
+import { syncSources } from "../../../server/pipeline/sync";
 import { DATA_DIR, PROJECT_ROOT } from "../../helpers/paths";
 
 /** The clock the snapshot database was imported with; tests that depend on "now" use it too. */
@@ -25,7 +25,18 @@ export const SNAPSHOT_SOURCES = [
 ] as const;
 
 /** Code whose change must rebuild the cached snapshot database. */
-const IMPORT_CODE = ["server/db", "server/pipeline", "server/feeds", "shared/ioc", "shared/scoring", "shared/types", "tests/integration/setup"];
+const IMPORT_CODE = [
+  "server/db",
+  "server/pipeline",
+  "server/feeds",
+  "server/cve/display-name.ts",
+  "server/cve/evidence.ts",
+  "shared/ioc",
+  "shared/cve/cvss-vector.ts",
+  "shared/scoring",
+  "shared/types",
+  "tests/integration/setup",
+];
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -45,8 +56,10 @@ function* files(dir: string): Generator<string> {
 function cacheKey(): string {
   const hash = createHash("sha256");
   hash.update(SNAPSHOT_SOURCES.join(",") + SNAPSHOT_NOW);
-  for (const dir of IMPORT_CODE) {
-    for (const file of [...files(join(PROJECT_ROOT, dir))].sort()) hash.update(relative(PROJECT_ROOT, file)).update(readFileSync(file));
+  for (const entry of IMPORT_CODE) {
+    const path = join(PROJECT_ROOT, entry);
+    const paths = statSync(path).isDirectory() ? [...files(path)].sort() : [path];
+    for (const file of paths) hash.update(relative(PROJECT_ROOT, file)).update(readFileSync(file));
   }
   for (const file of [...files(DATA_DIR)].sort()) {
     const { size, mtimeMs } = statSync(file);
@@ -56,17 +69,17 @@ function cacheKey(): string {
 }
 
 async function importSnapshots(path: string): Promise<void> {
-  const database = openSqliteDatabase(path);
+  const store = openSqliteImportStore(path);
   try {
-    await migrateToLatest(database.db);
+    await migrateToLatest(store.db);
     const config = loadPipelineConfig({});
     const logger = pino({ level: "silent" });
-    for (const name of SNAPSHOT_SOURCES) {
-      const outcome = await syncSource(name, { db: database.db, config, logger, mirrorDir: DATA_DIR, now: () => new Date(SNAPSHOT_NOW) });
-      if (outcome.status !== "ok") throw new Error(`snapshot import of ${name} failed: ${outcome.error ?? outcome.status}`);
+    const outcomes = await syncSources(SNAPSHOT_SOURCES, { store, config, logger, mirrorDir: DATA_DIR, now: () => new Date(SNAPSHOT_NOW) });
+    for (const outcome of outcomes) {
+      if (outcome.status !== "ok") throw new Error(`snapshot import of ${outcome.source} failed: ${outcome.error ?? outcome.status}`);
     }
   } finally {
-    await database.close();
+    await store.close();
   }
 }
 

@@ -1,0 +1,41 @@
+import type { Expression, Kysely, RawBuilder, SqlBool } from "kysely";
+
+export type DialectName = "sqlite" | "postgres";
+
+/**
+ * Everything the queries and migrations need that SQLite and PostgreSQL
+ * spell differently. The rest of the code writes Kysely and asks this port
+ * for the dialect's fragments (server/db/dialect/index.ts picks it from the
+ * Kysely instance at hand).
+ */
+export interface SqlDialect {
+  readonly name: DialectName;
+
+  /** A where-clause on `cves` for words and a final prefix the user typed, or null when no word is left. */
+  cveTextMatch(text: string, seq: Expression<unknown>): Expression<SqlBool> | null;
+  /** Indicators whose value contains `text` (at least VALUE_SEARCH_MIN_LENGTH characters), case-insensitively. */
+  valueContains(text: string, id: Expression<unknown>): Expression<SqlBool>;
+  /**
+   * The column, barred from index use where the dialect allows it: a list
+   * page that walks its sort index must not switch to a filter's index
+   * (SQLite's unary "+"). PostgreSQL plans by cost and gets the column itself.
+   */
+  withoutIndex(column: string): RawBuilder<unknown>;
+  /** `column collated byte by byte`: prefix ranges and ISO dates compare as SQLite compares them. */
+  binary(column: string): RawBuilder<unknown>;
+
+  /** Index columns for a sort key whose missing values go last in either direction. */
+  sortColumn(column: string, direction: "asc" | "desc"): string;
+  /** `without rowid` for tables whose primary key is their whole point (SQLite); nothing elsewhere. */
+  readonly compactTableSuffix: string;
+  /** An integer key the database assigns: SQLite's rowid itself, PostgreSQL's identity column. */
+  readonly identityColumn: string;
+
+  createCveSearchIndex(db: Kysely<any>): Promise<void>;
+  createValueSearchIndex(db: Kysely<any>, table: string): Promise<void>;
+  /** Refreshes the planner's statistics after an import changed much. */
+  analyze(db: Kysely<any>): Promise<void>;
+}
+
+/** Shortest text the value search can answer from its index; shorter text matches whole values only. */
+export const VALUE_SEARCH_MIN_LENGTH = 3;

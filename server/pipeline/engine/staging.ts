@@ -1,0 +1,85 @@
+import type SQLite from "better-sqlite3";
+import { rmSync } from "node:fs";
+
+export type StagingColumnType = "text" | "integer" | "real";
+
+/** A scratch table parsed records are written to before the merge reads them. */
+export interface StagingTable {
+  name: string;
+  columns: ReadonlyArray<readonly [name: string, type: StagingColumnType]>;
+}
+
+/** Where an importer puts the rows of one parsed record. */
+export interface StagingOut {
+  row(table: string, values: readonly unknown[]): void;
+}
+
+export interface StagingArea extends StagingOut {
+  /** Creates the tables, empty. */
+  create(tables: readonly StagingTable[]): void;
+  /** Writes the rows still buffered. */
+  flush(): void;
+  /** Rows written so far, per table. */
+  readonly written: ReadonlyMap<string, number>;
+  /** Removes the tables and the scratch file. */
+  dispose(): void;
+}
+
+/** Rows written per transaction: bounded memory, and few commits. */
+const CHUNK_ROWS = 20_000;
+
+/**
+ * SQLite's staging area: a scratch database file next to the served one,
+ * attached as `staging`, with no journal (a crash loses only scratch). Rows
+ * are buffered and written in chunks, each one transaction of the scratch
+ * file; the served database and its WAL are not touched until the merge.
+ */
+export function openSqliteStaging(sqlite: SQLite.Database, path: string): StagingArea {
+  for (const file of [path, `${path}-journal`]) rmSync(file, { force: true });
+  sqlite.prepare("attach database ? as staging").run(path);
+  sqlite.pragma("staging.journal_mode = OFF");
+  sqlite.pragma("staging.synchronous = OFF");
+
+  const inserts = new Map<string, SQLite.Statement>();
+  const buffers = new Map<string, unknown[][]>();
+  const written = new Map<string, number>();
+  const writeChunk = sqlite.transaction((table: string, rows: unknown[][]) => {
+    const insert = inserts.get(table)!;
+    for (const row of rows) insert.run(row);
+  });
+
+  const flushTable = (table: string) => {
+    const rows = buffers.get(table);
+    if (!rows || rows.length === 0) return;
+    writeChunk(table, rows);
+    written.set(table, (written.get(table) ?? 0) + rows.length);
+    buffers.set(table, []);
+  };
+
+  return {
+    written,
+    create(tables) {
+      for (const { name, columns } of tables) {
+        sqlite.exec(`drop table if exists staging.${name}`);
+        sqlite.exec(`create table staging.${name} (${columns.map(([column, type]) => `${column} ${type}`).join(", ")})`);
+        inserts.set(name, sqlite.prepare(`insert into staging.${name} values (${columns.map(() => "?").join(", ")})`));
+        buffers.set(name, []);
+        written.set(name, 0);
+      }
+    },
+    row(table, values) {
+      const rows = buffers.get(table);
+      if (!rows) throw new Error(`no staging table ${table}`);
+      rows.push(values as unknown[]);
+      if (rows.length >= CHUNK_ROWS) flushTable(table);
+    },
+    flush() {
+      for (const table of buffers.keys()) flushTable(table);
+    },
+    dispose() {
+      inserts.clear();
+      if (sqlite.open) sqlite.exec("detach database staging");
+      for (const file of [path, `${path}-journal`]) rmSync(file, { force: true });
+    },
+  };
+}

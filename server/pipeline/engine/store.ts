@@ -1,0 +1,52 @@
+import SQLite from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { Kysely, sql, SqliteDialect } from "kysely";
+import { dialectOf, type SqlDialect } from "../../db/dialect";
+import type { Database } from "../../db/schema";
+import { applyWritePragmas } from "../../db/sqlite/pragmas";
+import { openSqliteStaging, type StagingArea } from "./staging";
+
+/** The database as an import sees it: a connection of its own, a staging area, and how it merges big changes. */
+export interface ImportStore {
+  db: Kysely<Database>;
+  dialect: SqlDialect;
+  /** A fresh staging area for one source's run. */
+  openStaging(source: string): StagingArea;
+  /**
+   * Whether a large merge is built into next-generation tables and switched
+   * in (SQLite: keeps the WAL bounded) rather than done in one transaction.
+   */
+  readonly rebuildsLargeMerges: boolean;
+  /** Lets the WAL be reused between the statements of a large merge. */
+  checkpoint(): Promise<void>;
+  /** An index on a staging table (the dialects name it differently). */
+  indexStaging(db: Kysely<Database>, table: string, columns: readonly string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Page cache of an import's connection: enough for its merges, well inside the import's memory bound. */
+const IMPORT_CACHE_KIB = 128 * 1024;
+
+export function openSqliteImportStore(path: string): ImportStore {
+  mkdirSync(dirname(path), { recursive: true });
+  const sqlite = new SQLite(path);
+  applyWritePragmas(sqlite);
+  sqlite.pragma(`cache_size = -${IMPORT_CACHE_KIB}`);
+  // Grouping and sorting a million staged rows must not happen in memory.
+  sqlite.pragma("temp_store = FILE");
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    dialect: dialectOf(db),
+    openStaging: (source) => openSqliteStaging(sqlite, `${path}.staging-${source}`),
+    rebuildsLargeMerges: true,
+    async checkpoint() {
+      await sql`pragma wal_checkpoint(passive)`.execute(db);
+    },
+    async indexStaging(on, table, columns) {
+      await sql`create index ${sql.id("staging", `${table}_${columns.join("_")}`)} on ${sql.id(table)} (${sql.join(columns.map((c) => sql.id(c)))})`.execute(on);
+    },
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,50 @@
+import { createLogger } from "../logger";
+import { loadPipelineConfig } from "./config";
+import { ImportBusyError } from "./engine/lock";
+import { openSqliteImportStore } from "./engine/store";
+import type { ImportOutcome } from "./run";
+import { syncSources } from "./sync";
+
+/**
+ * The scheduler's import process: imports the sources named on its command
+ * line into DATABASE_PATH, under the import lock, and reports each outcome
+ * to its parent over IPC. Running apart from the web process, its parsing,
+ * merging and memory never touch the event loop that serves pages.
+ */
+export type ImportProcessMessage =
+  | { kind: "outcome"; outcome: ImportOutcome }
+  | { kind: "busy"; holder: string; source: string | null; startedAt: string };
+
+/** Exit code of an import process that found another import running. */
+export const IMPORT_BUSY_EXIT_CODE = 3;
+
+async function main(): Promise<void> {
+  const databasePath = process.env.DATABASE_PATH;
+  if (!databasePath) throw new Error("DATABASE_PATH is required");
+  const sources = process.argv.slice(2);
+  const logger = createLogger(process.env.LOG_LEVEL ?? "info").child({ component: "import" });
+  const config = loadPipelineConfig(process.env);
+  const store = openSqliteImportStore(databasePath);
+  const abort = new AbortController();
+  // The scheduler stops an import with SIGTERM: it aborts, and the merge rolls back.
+  process.once("SIGTERM", () => abort.abort(new Error("stopped by the scheduler")));
+  const send = (message: ImportProcessMessage) => process.send?.(message);
+  try {
+    await syncSources(sources, { store, config, logger, signal: abort.signal, onOutcome: (outcome) => send({ kind: "outcome", outcome }) });
+  } catch (error) {
+    if (!(error instanceof ImportBusyError)) throw error;
+    send({ kind: "busy", ...error.running });
+    process.exitCode = IMPORT_BUSY_EXIT_CODE;
+  } finally {
+    await store.close();
+  }
+}
+
+main().then(
+  () => process.disconnect?.(),
+  (error: unknown) => {
+    process.stderr.write(`import process failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+    process.disconnect?.();
+  },
+);
