@@ -114,43 +114,55 @@ async function refreshEvidenceColumns(trx: Kysely<Database>, scope: Scope): Prom
 
 /** Rows whose priority is written per statement: small enough to plan fast, few enough round trips. */
 const PRIORITY_BATCH = 500;
+/** Rows read per query: an EPSS import rescores every CVE, which need not all be in memory at once. */
+const PRIORITY_READ_BATCH = 5_000;
 
 /**
  * Recomputes `priority_score` with the one definition the CVE page uses
  * (shared/scoring/cve-priority.ts) and writes the scores that moved, a batch
  * per statement (`update … from (values …)`): one round trip per 500 rows,
- * not per row.
+ * not per row. Rows are read in id order, a bounded batch at a time.
  */
 async function refreshPriorities(trx: Kysely<Database>, scope: Scope, now: Date): Promise<number> {
-  const rows = await trx
-    .selectFrom("cves")
-    .select([
-      "id", "state", "kev", "kev_date_added", "kev_ransomware", "epss", "epss_percentile", "epss_date", "exploit_count",
-      "cvss_score", "cvss_version", "cvss_source", "date_published", "priority_score",
-    ])
-    .where((eb) => inScope(scope, eb.ref("cves.id")))
-    .execute();
-  const moved: Array<[string, number]> = [];
-  for (const row of rows) {
-    const { score } = computeCvePriority(
-      {
-        state: row.state,
-        kev: row.kev ? { dateAdded: row.kev_date_added, knownRansomwareUse: row.kev_ransomware === 1 } : null,
-        epss: row.epss === null ? null : { score: row.epss, percentile: row.epss_percentile, date: row.epss_date },
-        exploitCount: row.exploit_count,
-        cvss: row.cvss_score === null ? null : { score: row.cvss_score, version: row.cvss_version, source: row.cvss_source },
-        published: row.date_published,
-      },
-      now,
-    );
-    if (score !== row.priority_score) moved.push([row.id, score]);
+  let moved = 0;
+  let after = "";
+  for (;;) {
+    const rows = await trx
+      .selectFrom("cves")
+      .select([
+        "id", "state", "kev", "kev_date_added", "kev_ransomware", "epss", "epss_percentile", "epss_date", "exploit_count",
+        "cvss_score", "cvss_version", "cvss_source", "date_published", "priority_score",
+      ])
+      .where("id", ">", after)
+      .where((eb) => inScope(scope, eb.ref("cves.id")))
+      .orderBy("id")
+      .limit(PRIORITY_READ_BATCH)
+      .execute();
+    const last = rows.at(-1);
+    if (!last) return moved;
+    after = last.id;
+    const changed: Array<[string, number]> = [];
+    for (const row of rows) {
+      const { score } = computeCvePriority(
+        {
+          state: row.state,
+          kev: row.kev ? { dateAdded: row.kev_date_added, knownRansomwareUse: row.kev_ransomware === 1 } : null,
+          epss: row.epss === null ? null : { score: row.epss, percentile: row.epss_percentile, date: row.epss_date },
+          exploitCount: row.exploit_count,
+          cvss: row.cvss_score === null ? null : { score: row.cvss_score, version: row.cvss_version, source: row.cvss_source },
+          published: row.date_published,
+        },
+        now,
+      );
+      if (score !== row.priority_score) changed.push([row.id, score]);
+    }
+    for (const part of chunk(changed, PRIORITY_BATCH)) {
+      const values = sql.join(part.map(([id, score]) => sql`(${id}, cast(${score} as double precision))`));
+      // VALUES columns are column1, column2 … in SQLite and PostgreSQL alike.
+      await sql`update cves set priority_score = v.column2 from (values ${values}) as v where cves.id = v.column1`.execute(trx);
+    }
+    moved += changed.length;
   }
-  for (const part of chunk(moved, PRIORITY_BATCH)) {
-    const values = sql.join(part.map(([id, score]) => sql`(${id}, cast(${score} as double precision))`));
-    // VALUES columns are column1, column2 … in SQLite and PostgreSQL alike.
-    await sql`update cves set priority_score = v.column2 from (values ${values}) as v where cves.id = v.column1`.execute(trx);
-  }
-  return moved.length;
 }
 
 /**

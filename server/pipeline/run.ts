@@ -123,6 +123,23 @@ export interface RunImportOptions<R> {
 
 const PROGRESS_INTERVAL_MS = 100;
 
+/** How much larger a share of rejected records than at the last success still counts as the feed's usual. */
+const REJECTED_SHARE_TOLERANCE = 0.01;
+
+/**
+ * Whether entries a complete list no longer delivers were withdrawn, rather
+ * than lost in a damaged file: true unless this run rejected a clearly
+ * larger share of its records than the last successful one.
+ */
+export function absenceMeansWithdrawn(
+  run: { records: number; rejected: number },
+  lastSuccess: { records_read: number | null; rejected: number; last_success_at: string | null } | undefined,
+): boolean {
+  const share = (accepted: number, rejected: number) => (accepted + rejected === 0 ? 0 : rejected / (accepted + rejected));
+  const usual = lastSuccess?.last_success_at ? share(lastSuccess.records_read ?? 0, lastSuccess.rejected) : 0;
+  return share(run.records, run.rejected) <= usual + REJECTED_SHARE_TOLERANCE;
+}
+
 /** Where a source was read from, as one key: a change of location makes the source due at once. */
 export function locationKey(locations: readonly string[]): string {
   return locations.join("\n");
@@ -276,7 +293,7 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
       progress.records += 1;
       if (result.ok) {
         records += 1;
-        importer.stage(result.record, staging);
+        importer.stage(result.record, staging, records);
         const date = options.recordDate?.(result.record) ?? null;
         if (date && (newest === null || date > newest)) newest = date;
       } else {
@@ -308,7 +325,7 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
       store,
       counts,
       records,
-      hadRejections: rejections.total > 0,
+      absenceMeansWithdrawn: absenceMeansWithdrawn({ records, rejected: rejections.total }, previous),
       async commit(work) {
         if (committed) throw new Error("an importer's merge commits once");
         committed = true;

@@ -48,8 +48,8 @@ beforeAll(async () => {
   await sql`insert into cves (id, state, record_source, title) values ('CVE-2024-3400', 'PUBLISHED', 'e2e-seed', 'seeded')`.execute(
     validated.testApp.database.db,
   );
-  // The CVE list's loader reads the database: without it, the loader throws.
-  await failing.testApp.database.close();
+  // The CVE list's loader reads the database: with its read pool closed, the loader throws.
+  await failing.testApp.reads.close();
 });
 afterAll(async () => {
   await browser?.close();

@@ -29,8 +29,14 @@ export interface MergeContext {
   counts: ImportCounts;
   /** Records the parsers accepted this run. */
   records: number;
-  /** Whether any record was rejected: a complete list then keeps what it no longer lists (it may just be unreadable). */
-  hadRejections: boolean;
+  /**
+   * Whether what this run did not read can be taken as withdrawn: false when
+   * the feed rejected a larger share of its records than at its last
+   * successful import (a damaged file), since an absent entry may then just
+   * be unreadable. A feed's usual rejections (maltrail's host-less paths)
+   * never block it.
+   */
+  absenceMeansWithdrawn: boolean;
   /**
    * Runs `work` in the run's final transaction, which also records the
    * outcome: what readers see changes all at once, when it commits. Call it
@@ -46,8 +52,8 @@ export interface MergeContext {
  */
 export interface Importer<R> {
   readonly staging: readonly StagingTable[];
-  /** Writes a parsed record's rows to the staging tables. */
-  stage(record: R, out: StagingOut): void;
+  /** Writes a parsed record's rows to the staging tables; `rec` numbers the records of a run in feed order (from 1). */
+  stage(record: R, out: StagingOut, rec: number): void;
   merge(ctx: MergeContext): Promise<void>;
   /** Rows the source holds once merged (`sources.record_count`). */
   countRecords(db: Kysely<Database>, source: string): Promise<number>;

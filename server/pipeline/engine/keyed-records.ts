@@ -72,9 +72,9 @@ export async function saveRecordHashes(db: Kysely<Database>, source: string): Pr
 /**
  * For catalogues published whole (KEV, CWE, warninglists): the stored keys
  * this run did not deliver, removed from the hashes and returned. Nothing is
- * removed when a record was rejected: an absent key may just be an
- * unreadable one, and losing good data to one bad line is worse than keeping
- * a withdrawn entry until the next clean import.
+ * removed when more records than usual were rejected: an absent key may just
+ * be an unreadable one, and losing good data to a damaged file is worse than
+ * keeping a withdrawn entry until the next clean import.
  */
 export async function withdrawnKeys(db: Kysely<Database>, ctx: MergeContext): Promise<string[]> {
   const rows = await sql<{ record_key: string }>`
@@ -82,8 +82,8 @@ export async function withdrawnKeys(db: Kysely<Database>, ctx: MergeContext): Pr
     where s.source = ${ctx.source} and not exists (select 1 from ${staged} r where r.record_key = s.record_key)`.execute(db);
   const gone = rows.rows.map((row) => row.record_key);
   if (gone.length === 0) return [];
-  if (ctx.hadRejections) {
-    ctx.logger.warn({ absent: gone.length }, "some records were rejected, so entries absent from this feed are kept");
+  if (!ctx.absenceMeansWithdrawn) {
+    ctx.logger.warn({ absent: gone.length }, "more records than usual were rejected, so entries absent from this feed are kept");
     return [];
   }
   await sql`

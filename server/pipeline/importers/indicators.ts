@@ -174,11 +174,13 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
   await run(sql`drop table if exists ${s("delisted")}`);
   await run(sql`create table ${s("delisted")} (indicator_id integer, variant integer)`);
   if (complete) {
-    // Only statements this run could have restated: a feed that lists everything it knows.
+    // What this run restated: the stored sightings it mapped, and the ones it just created.
+    await ctx.store.indexStaging(db, "changed", ["indicator_id", "variant"]);
     await run(sql`
       insert into ${s("delisted")} select st.indicator_id, st.variant from ${t.sightings} st
       where st.source = ${ctx.source} and st.delisted_at is null
-        and not exists (select 1 from ${s("mapped")} m where m.indicator_id = st.indicator_id and m.variant = st.variant)`);
+        and not exists (select 1 from ${s("mapped")} m where m.indicator_id = st.indicator_id and m.variant = st.variant)
+        and not exists (select 1 from ${s("changed")} c where c.indicator_id = st.indicator_id and c.variant = st.variant)`);
     await run(sql`
       update ${t.sightings} set delisted_at = ${ctx.stamp}
       where source = ${ctx.source} and delisted_at is null
@@ -286,9 +288,9 @@ export function indicatorImporter(options: { complete: boolean }): Importer<IocS
     stage,
     async merge(ctx) {
       const { db } = ctx.store;
-      // A complete list with unreadable records may not have restated what it still lists.
-      const complete = options.complete && !ctx.hadRejections;
-      if (options.complete && ctx.hadRejections) ctx.logger.warn("some records were rejected: nothing this feed no longer lists is marked delisted this time");
+      // A complete list with more unreadable records than usual may not have restated what it still lists.
+      const complete = options.complete && ctx.absenceMeansWithdrawn;
+      if (options.complete && !ctx.absenceMeansWithdrawn) ctx.logger.warn("more records than usual were rejected: nothing this feed no longer lists is marked delisted this time");
       await dropGeneration(db, NEXT_SUFFIX);
       await dropGeneration(db, "_old");
       await classify(db, ctx);

@@ -2,12 +2,35 @@ import { sql } from "kysely";
 import type { TrickestRecord } from "../../../shared/types/cve";
 import { displayName } from "../../cve/display-name";
 import { refreshCveDerived, TOUCHED_CVES } from "../derived";
-import { chunk, type Importer } from "../engine/importer";
-import { changedRecords, classifyRecords, RECORDS_TABLE, saveRecordHashes, stageRecord } from "../engine/keyed-records";
+import { contentHash, type Importer } from "../engine/importer";
+import type { StagingOut } from "../engine/staging";
+import { classifyStaged, replaceChildRows, saveStagedHashes, stagedRecordTable, type ChildTable } from "../engine/staged-records";
 import { countHashes } from "./cve-records";
-import { insertRows } from "./rows";
 
 const ORIGIN = "trickest-poc";
+
+const PAGES = stagedRecordTable("trickest_pages", []);
+
+const CHILDREN: readonly ChildTable[] = [
+  { table: "cve_exploits", columns: [["url", "text"], ["kind", "text"]], distinct: true },
+  {
+    table: "cve_affected",
+    columns: [["source", "text"], ["vendor", "text"], ["product", "text"], ["default_status", "text"], ["versions", "text"], ["cpes", "text"]],
+  },
+  { table: "cve_cwes", columns: [["source", "text"], ["cwe_id", "text"], ["description", "text"]] },
+];
+
+function stage(record: TrickestRecord, out: StagingOut, rec: number): void {
+  out.row("trickest_pages", [rec, record.cveId, contentHash(record)]);
+  for (const exploit of record.exploits) out.row("cve_exploits", [rec, exploit.url, exploit.kind]);
+  // Trickest lists versions per CVE, not per product: they are attached to every product, status unknown.
+  const versions = JSON.stringify(record.versions.map((version) => ({ version, status: "unknown" })));
+  for (const name of record.products) {
+    const product = displayName(name);
+    if (product !== null) out.row("cve_affected", [rec, "trickest", null, product, null, versions, "[]"]);
+  }
+  for (const w of record.weaknesses) out.row("cve_cwes", [rec, w.source, w.cweId, w.description]);
+}
 
 /**
  * Trickest's per-CVE PoC lists: GitHub repositories and references become
@@ -16,43 +39,14 @@ const ORIGIN = "trickest-poc";
  */
 export function trickestImporter(): Importer<TrickestRecord> {
   return {
-    staging: [RECORDS_TABLE, TOUCHED_CVES],
-    stage: (record, out) => stageRecord(out, record.cveId, record),
+    staging: [PAGES, ...CHILDREN.map(({ table, columns }) => ({ name: table, columns: [["rec", "integer"] as const, ...columns] })), TOUCHED_CVES],
+    stage,
     async merge(ctx) {
-      await classifyRecords(ctx.store.db, ctx);
+      await classifyStaged(ctx.store, ctx, "trickest_pages");
       await ctx.commit(async (trx) => {
-        for await (const records of changedRecords<TrickestRecord>(trx)) {
-          for (const ids of chunk(records.map((r) => r.cveId), 500)) {
-            for (const table of ["cve_exploits", "cve_affected", "cve_cwes"] as const) {
-              await trx.deleteFrom(table).where("cve_id", "in", ids).where("origin", "=", ORIGIN).execute();
-            }
-          }
-          await insertRows(
-            trx,
-            "cve_exploits",
-            records.flatMap((r) => [...new Map(r.exploits.map((x) => [x.url, x])).values()].map((x) => ({ cve_id: r.cveId, origin: ORIGIN, url: x.url, kind: x.kind }))),
-          );
-          await insertRows(
-            trx,
-            "cve_affected",
-            records.flatMap((r) =>
-              r.products.flatMap((name) => {
-                const product = displayName(name);
-                // Trickest lists versions per CVE, not per product: they are attached to every product, status unknown.
-                return product === null
-                  ? []
-                  : [{ cve_id: r.cveId, origin: ORIGIN, source: "trickest", vendor: null, product, default_status: null, versions: JSON.stringify(r.versions.map((version) => ({ version, status: "unknown" }))), cpes: "[]" }];
-              }),
-            ),
-          );
-          await insertRows(
-            trx,
-            "cve_cwes",
-            records.flatMap((r) => r.weaknesses.map((w) => ({ cve_id: r.cveId, origin: ORIGIN, source: w.source, cwe_id: w.cweId, description: w.description }))),
-          );
-          await sql`insert into ${sql.table("staging.touched_cves")} (id) values ${sql.join(records.map((r) => sql`(${r.cveId})`))}`.execute(trx);
-        }
-        await saveRecordHashes(trx, ctx.source);
+        for (const child of CHILDREN) await replaceChildRows(trx, child, ORIGIN);
+        await sql`insert into ${sql.table("staging.touched_cves")} (id) select record_key from ${sql.table("staging.changed")}`.execute(trx);
+        await saveStagedHashes(trx, ctx.source, "trickest_pages");
         await refreshCveDerived(trx, "touched", ctx.now);
       });
     },

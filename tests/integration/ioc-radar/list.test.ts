@@ -4,6 +4,7 @@ import { SNAPSHOT_NOW } from "../setup/snapshot-database";
 import { createTestApp, type TestApp } from "../../helpers/test-app";
 import { feodoEntries, malwareBazaarMd5s } from "./source-counts";
 import { queryIndicatorRows } from "../../../server/ioc/list";
+import { createIocService } from "../../../server/ioc/service";
 import { iocListParamsSchema } from "../../../shared/ioc-radar/list-params";
 import { parseQuery } from "../../../shared/query/params";
 
@@ -196,8 +197,9 @@ describe("IOC list: the two ways of finding a page, and free text", () => {
 
   it.each(views)("walking the sort index and gathering the matches give the same rows for '%s'", async (query) => {
     const { params } = parseQuery(iocListParamsSchema, new URLSearchParams(query));
-    const gathered = (await queryIndicatorRows(t.database.db, params, now, "gather")).map((row) => row.value);
-    const walked = (await queryIndicatorRows(t.database.db, params, now, "walk")).map((row) => row.value);
+    const context = await createIocService(t.database.db, () => "test", async () => []).filterContext(params);
+    const gathered = (await queryIndicatorRows(t.database.db, params, now, context, "gather")).map((row) => row.value);
+    const walked = (await queryIndicatorRows(t.database.db, params, now, context, "walk")).map((row) => row.value);
     expect(gathered.length).toBeGreaterThan(0);
     expect(walked).toEqual(gathered);
   });

@@ -211,12 +211,12 @@ describe("IOC feeds", () => {
     const ip = await db.db
       .selectFrom("indicators")
       .innerJoin("indicator_sightings as s", "s.indicator_id", "indicators.id")
-      .select(["indicators.type", "indicators.value", "indicators.malware_family", "s.port", "indicators.sources"])
+      .select(["indicators.type", "indicators.value", "indicators.malware_family", "s.port", "s.source"])
       .where("indicators.type", "=", "ipv4")
       .orderBy("indicators.value")
       .executeTakeFirstOrThrow();
     expect(ip.port).toBeGreaterThan(0);
-    expect(JSON.parse(ip.sources)).toEqual(["feodotracker"]);
+    expect(ip.source).toBe("feodotracker");
 
     const again = await sync("feodotracker", env);
     expect(again.counts).toEqual({ added: 0, updated: 0, unchanged: 28, rejected: 0, removed: 0 });

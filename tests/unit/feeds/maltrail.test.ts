@@ -38,7 +38,7 @@ describe("maltrail trail files", () => {
       ["domain", "evil.example.com", null, "https://example.com/report-1"],
       ["url", "http://evil.example.net/gate.php", null, "https://example.com/report-2"],
     ]);
-    expect(records[0]).toMatchObject({ malwareFamily: "emotet", threatType: "malware", tags: ["Emotet", "Heodo"], firstSeen: null });
+    expect(records[0]).toMatchObject({ malwareFamily: "emotet", threatType: "malware", tags: [], aliases: ["Emotet", "Heodo"], firstSeen: null });
     expect(rejected).toEqual([
       { location: "emotet.txt:12", reason: "path-only trail names no host" },
       { location: "emotet.txt:14", reason: 'not a valid indicator: "bad-[0-9]+.example.com"' },
@@ -117,7 +117,8 @@ describe("maltrail static trails (real snapshot, 1.85 M trails)", () => {
       lastSeen: null,
       threatType: "malware",
       malwareFamily: "emotet",
-      tags: ["Emotet", "Heodo", "Geodo"],
+      tags: [],
+      aliases: ["Emotet", "Heodo", "Geodo"],
       confidence: null,
       reporter: null,
       reference: "https://twitter.com/_lockhum/status/1221213324525867008",

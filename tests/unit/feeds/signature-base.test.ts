@@ -19,6 +19,7 @@ describe("signature-base IOC lists (real snapshot)", () => {
       threatType: "botnet_cc",
       malwareFamily: null,
       tags: ["FireEye Operation Snowman"],
+      aliases: [],
       confidence: null,
       reporter: null,
       reference: "https://goo.gl/x1v7mT",

@@ -54,8 +54,8 @@ describe("CVE JSON 5 parser", () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.record.metrics).toEqual([
-      { source: "cna", version: "3.1", score: 7.5, severity: "HIGH", vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N", nvdType: null },
-      { source: "cna", version: "2.0", score: 5, severity: "MEDIUM", vector: "AV:N/AC:L/Au:N/C:P/I:N/A:N", nvdType: null },
+      { source: "cna", version: "3.1", score: 7.5, severity: "HIGH", vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N", nvdType: null, computedScore: 7.5, computedSeverity: "HIGH" },
+      { source: "cna", version: "2.0", score: 5, severity: "MEDIUM", vector: "AV:N/AC:L/Au:N/C:P/I:N/A:N", nvdType: null, computedScore: 5, computedSeverity: "MEDIUM" },
     ]);
     expect(result.record.weaknesses).toEqual([{ source: "cna", cweId: "CWE-79", description: "CWE-79 Cross-site Scripting" }]);
     expect(result.record.references).toEqual([{ url: "https://example.test/a", name: null, tags: ["exploit", "patch"], source: "cna" }]);
