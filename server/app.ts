@@ -173,7 +173,9 @@ export function createApp(deps: AppDependencies): Express {
 function viteDevHead(vite: ViteDevServer) {
   return async (url: string, nonce: string) => {
     const html = await vite.transformIndexHtml(url, "<html><head></head><body></body></html>");
-    const head = /<head>([\s\S]*)<\/head>/.exec(html)?.[1] ?? "";
+    const start = html.indexOf("<head>");
+    const end = html.lastIndexOf("</head>");
+    const head = start >= 0 && end > start ? html.slice(start + "<head>".length, end) : "";
     return head.replace(/<script/g, `<script nonce="${nonce}"`);
   };
 }

@@ -190,7 +190,12 @@ function compileRegex(entry: string): RegExp | string {
 }
 
 function normalizeHostEntry(entry: string): string {
-  return entry.trim().toLowerCase().replace(/^\.+|\.+$/g, "");
+  const host = entry.trim().toLowerCase();
+  let start = 0;
+  let end = host.length;
+  while (start < end && host[start] === ".") start += 1;
+  while (end > start && host[end - 1] === ".") end -= 1;
+  return host.slice(start, end);
 }
 
 function pushAll<K>(map: Map<K, Hit[]>, key: K, hit: Hit): void {

@@ -23,10 +23,14 @@ export function asString(value: unknown): string | null {
  * and NVD write UTC times without a zone ("2025-01-17T00:00:00"), which
  * JavaScript would read as local time. Null for anything that is not a date.
  */
+/** A time zone designator at the end of an ISO 8601 time. */
+const ZONE_SUFFIX = /(?:[zZ]|[+-]\d{2}:?\d{2})$/;
+
 export function asUtcTimestamp(value: unknown): string | null {
   const text = asString(value);
   if (!text) return null;
-  const zoned = /T.*(?:[zZ]|[+-]\d{2}:?\d{2})$/.test(text) || !text.includes("T") ? text : `${text}Z`;
+  const timePart = text.indexOf("T");
+  const zoned = timePart < 0 || ZONE_SUFFIX.test(text.slice(timePart)) ? text : `${text}Z`;
   const time = Date.parse(zoned);
   return Number.isNaN(time) ? null : new Date(time).toISOString();
 }

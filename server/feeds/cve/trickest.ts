@@ -4,9 +4,29 @@ import type { CveWeakness, ExploitReference, TrickestRecord } from "../../../sha
 import { accepted, rejected, type ParseResult } from "../../pipeline/feed";
 import { readLines } from "../../pipeline/input";
 
-const BADGE = /!\[\]\(https:\/\/img\.shields\.io\/static\/v1\?label=([^&]*)&message=([^&]*)&color=[^)]*\)/g;
+const BADGE_START = "![](https://img.shields.io/static/v1?";
 const HEADING_ID = /^###\s*\[(CVE-\d{4}-\d+)\]/m;
-const CWE_MESSAGE = /^(CWE-\d+)\s*(.*)$/;
+const CWE_ID = /^CWE-\d+/;
+
+/**
+ * The label and message of every shields.io badge, in order. Found by
+ * position rather than one regular expression: a pattern spanning the
+ * badge's free-text fields backtracks on a crafted page.
+ */
+function* badges(markdown: string): Generator<[label: string, message: string]> {
+  for (let at = markdown.indexOf(BADGE_START); at >= 0; at = markdown.indexOf(BADGE_START, at + 1)) {
+    const end = markdown.indexOf(")", at + BADGE_START.length);
+    if (end < 0) return;
+    const fields = new Map<string, string>();
+    for (const pair of markdown.slice(at + BADGE_START.length, end).split("&")) {
+      const eq = pair.indexOf("=");
+      if (eq > 0) fields.set(pair.slice(0, eq), pair.slice(eq + 1));
+    }
+    const label = fields.get("label");
+    const message = fields.get("message");
+    if (label !== undefined && message !== undefined && fields.has("color")) yield [label, message];
+  }
+}
 
 function decode(text: string): string {
   try {
@@ -45,15 +65,15 @@ export function parseTrickestMarkdown(path: string, markdown: string, location: 
   const products = new Set<string>();
   const versions = new Set<string>();
   const weaknesses: CveWeakness[] = [];
-  for (const [, label, message] of markdown.matchAll(BADGE)) {
-    const value = decode(message ?? "");
+  for (const [label, message] of badges(markdown)) {
+    const value = decode(message);
     if (isPlaceholder(value)) continue;
     if (label === "Product") products.add(value);
     else if (label === "Version") versions.add(value);
     else if (label === "Vulnerability") {
-      const cwe = CWE_MESSAGE.exec(value);
-      if (cwe?.[1] && !weaknesses.some((w) => w.cweId === cwe[1])) {
-        weaknesses.push({ source: "trickest", cweId: cwe[1], description: value });
+      const cweId = CWE_ID.exec(value)?.[0];
+      if (cweId && !weaknesses.some((w) => w.cweId === cweId)) {
+        weaknesses.push({ source: "trickest", cweId, description: value });
       }
     }
   }

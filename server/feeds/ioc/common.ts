@@ -134,7 +134,7 @@ function isoOrNull(date: Date): string | null {
 }
 
 /** Splits a tag field ("a,b", "a, b", "#a #b"), dropping empties, "None" and a leading "#". */
-export function splitTags(value: unknown, separator: RegExp = /\s*,\s*/): string[] {
+export function splitTags(value: unknown, separator: string | RegExp = ","): string[] {
   if (Array.isArray(value)) return uniqueTags(value.filter((v): v is string => typeof v === "string"));
   const raw = text(value);
   if (raw === null) return [];

@@ -12,7 +12,8 @@ import { readLines, tarFiles, type FeedInput } from "./input";
 
 const DEFAULT_SOURCE = "maltrail";
 const TRAIL_FILE = /(?:^|\/)trails\/static\/(?:(malware|malicious|suspicious)\/)?([^/]+)\.txt$/;
-const INLINE_COMMENT = /\s+#.*$/;
+/** Where an inline comment starts; what precedes it is trimmed. */
+const INLINE_COMMENT = /\s#/;
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 // Categories whose file names are families or toolkits (emotet, cobaltstrike,
 // ek_rig); the others name a kind of activity (onion, mass_scanner).
@@ -74,7 +75,8 @@ export async function* parseMaltrailFile(
       continue;
     }
     trailsSinceComment = true;
-    const raw = line.replace(INLINE_COMMENT, "");
+    const comment = line.search(INLINE_COMMENT);
+    const raw = comment < 0 ? line : line.slice(0, comment).trimEnd();
     if (raw.startsWith("/")) {
       yield reject(location, "path-only trail names no host");
       continue;

@@ -27,6 +27,13 @@ interface Context {
 
 const NO_CONTEXT: Context = { label: null, reference: null };
 
+/** The text without a trailing run of the given characters (a loop: a `[…]+$` pattern backtracks on long runs). */
+function trimTrailing(value: string, chars: string): string {
+  let end = value.length;
+  while (end > 0 && chars.includes(value[end - 1] ?? "")) end -= 1;
+  return value.slice(0, end);
+}
+
 /**
  * "Sofacy report Dec 2015 https://goo.gl/WSvEM8" -> label "Sofacy report Dec 2015"
  * and the URL as reference. The label is what comes before the URL or the
@@ -35,7 +42,7 @@ const NO_CONTEXT: Context = { label: null, reference: null };
 function contextOf(comment: string): Context {
   const reference = URL_IN_TEXT.exec(comment)?.[0] ?? null;
   const beforeUrl = reference === null ? comment : comment.slice(0, comment.indexOf(reference));
-  const label = text(beforeUrl.split(" - ")[0]?.replace(/[\s:-]+$/, ""));
+  const label = text(trimTrailing(beforeUrl.split(" - ")[0] ?? "", " \t:-"));
   return { label, reference };
 }
 
