@@ -123,21 +123,24 @@ export interface RunImportOptions<R> {
 
 const PROGRESS_INTERVAL_MS = 100;
 
-/** How much larger a share of rejected records than at the last success still counts as the feed's usual. */
-const REJECTED_SHARE_TOLERANCE = 0.01;
+/** How much larger (relatively) a share of rejected records than at the last success still counts as the feed's usual. */
+const REJECTED_SHARE_HEADROOM = 0.05;
 
 /**
  * Whether entries a complete list no longer delivers were withdrawn, rather
  * than lost in a damaged file: true unless this run rejected a clearly
- * larger share of its records than the last successful one.
+ * larger share of its records than the last successful one (a feed that
+ * never had a rejection has none to spare).
  */
 export function absenceMeansWithdrawn(
   run: { records: number; rejected: number },
   lastSuccess: { records_read: number | null; rejected: number; last_success_at: string | null } | undefined,
 ): boolean {
+  // Before a first success nothing is stored that could be withdrawn.
+  if (!lastSuccess?.last_success_at) return true;
   const share = (accepted: number, rejected: number) => (accepted + rejected === 0 ? 0 : rejected / (accepted + rejected));
-  const usual = lastSuccess?.last_success_at ? share(lastSuccess.records_read ?? 0, lastSuccess.rejected) : 0;
-  return share(run.records, run.rejected) <= usual + REJECTED_SHARE_TOLERANCE;
+  const usual = share(lastSuccess.records_read ?? 0, lastSuccess.rejected);
+  return run.rejected === 0 || share(run.records, run.rejected) <= usual * (1 + REJECTED_SHARE_HEADROOM);
 }
 
 /** Where a source was read from, as one key: a change of location makes the source due at once. */
