@@ -16,7 +16,8 @@ const LINE_BREAK = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/;
 // Whitespace (JS \s covers NBSP and the Unicode spaces), zero-width space,
 // control characters, quotes of every kind, angle brackets and backticks.
 const TOKEN_SEPARATORS = /[\s\u200b\u0000-\u001f\u007f"'`<>\u2018\u2019\u201c\u201d]+/u;
-const BRACKETED_IPV6 = /^\[[0-9a-fA-F:.]+\](?::\d+)?$/;
+// "[2001:db8::1]", "[2001:db8::1]:443", "[2001:db8::1]:443/x".
+const BRACKETED_IPV6 = /^\[[0-9a-fA-F:.]+\](?::\d{1,5})?(?:\/|$)/;
 const SCHEME_PREFIX = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\//;
 const LIST_SEPARATORS = /[,;|=]+/;
 // "md5:…", "mailto:…", "domain:…": a label before the value.
@@ -105,7 +106,8 @@ function fromToken(token: string, work: Work, piecesRead: Set<string>): Found[] 
     work.chars += piece.length;
     const part = stripPunctuation(piece);
     if (part === "") continue;
-    const indicator = read(part, work) ?? labelled(part, work);
+    // The whole token was read above: only a label may still be in front of it.
+    const indicator = (part === stripped ? null : read(part, work)) ?? labelled(part, work);
     if (indicator !== null) found.push(indicator);
   }
   return found;
