@@ -1,5 +1,5 @@
 import { MAX_INDICATOR_LENGTH, parseIndicatorInText } from "./detect";
-import { closeSpacedMarkers } from "./refang";
+import { closeSpacedMarkers, refang } from "./refang";
 import type { Indicator } from "./types";
 
 /** Default cap on the number of distinct indicators returned by `extractIndicators`. */
@@ -36,9 +36,9 @@ function stripPunctuation(token: string): string {
   if (!BRACKETED_IPV6.test(token)) {
     while (start < end && OPENERS.has(token[start] ?? "")) start += 1;
   }
+  // Brackets are counted once the markers are gone: the "(" of "evil(.]com" balances nothing.
   const brackets: Record<string, number> = { "(": 0, ")": 0, "[": 0, "]": 0, "{": 0, "}": 0 };
-  for (let i = start; i < end; i += 1) {
-    const char = token[i] ?? "";
+  for (const char of refang(token.slice(start, end))) {
     if (char in brackets) brackets[char] = (brackets[char] ?? 0) + 1;
   }
   while (end > start) {
@@ -85,17 +85,39 @@ function labelled(part: string, work: Work): Found | null {
   return found === null ? null : { ...found, original: part };
 }
 
-/** Indicators in one whitespace-free token, trying looser readings only when stricter ones fail. */
+/**
+ * Sentence punctuation and closing brackets off the end, balanced or not: a
+ * defang marker's bracket ("evil(.]com)") can make the closing one look
+ * balanced.
+ */
+function stripTrailing(text: string): string {
+  let end = text.length;
+  while (end > 0 && (TRAILING_PUNCTUATION.has(text[end - 1] ?? "") || (text[end - 1] ?? "") in CLOSERS)) end -= 1;
+  return text.slice(0, end);
+}
+
+/**
+ * Indicators in one whitespace-free token, trying looser readings only when
+ * stricter ones fail: the token without sentence punctuation, as written, and
+ * without any closing bracket; then the analysts' loose forms; then the
+ * pieces of a list. At most a fixed number of readings, each linear.
+ */
 function fromToken(token: string, work: Work, piecesRead: Set<string>): Found[] {
-  // Loose readings only once sentence punctuation is off: "10.1.2.3/8." is a
-  // CIDR range at the end of a sentence, not the URL http://10.1.2.3/8.
-  const direct = read(token, work, false);
-  if (direct !== null) return [direct];
   work.chars += token.length;
   const stripped = stripPunctuation(token);
   if (stripped === "") return [];
-  const cleaned = read(stripped, work);
-  if (cleaned !== null) return [cleaned];
+  const bare = stripTrailing(stripped);
+  const candidates = [...new Set([stripped, token, bare])].filter((text) => text !== "");
+  for (const text of candidates) {
+    const found = read(text, work, false);
+    if (found !== null) return [found];
+  }
+  // Loose readings only once sentence punctuation is off: "10.1.2.3/8." is a
+  // CIDR range at the end of a sentence, not the URL http://10.1.2.3/8.
+  for (const text of new Set([stripped, bare])) {
+    const found = text === "" ? null : read(text, work);
+    if (found !== null) return [found];
+  }
   // A URL that did not parse is not split further: its pieces are not
   // separate indicators.
   if (SCHEME_PREFIX.test(stripped)) return [];
