@@ -115,7 +115,8 @@ function domainWithPort(token: string): IndicatorWithPort | null {
  */
 function schemelessUrl(token: string, publicSuffix: boolean): IndicatorWithPort | null {
   const slash = token.indexOf("/");
-  if (slash <= 0 || token.includes("@") || CIDR_LIKE.test(token)) return null;
+  // Credentials before the host ("user@host/x") are not how a host is written; an "@" in the path is fine.
+  if (slash <= 0 || token.lastIndexOf("@", slash) >= 0 || CIDR_LIKE.test(token)) return null;
   const parts = parseUrl(`http://${token}`);
   if (parts === null) return null;
   const host: Indicator | null =

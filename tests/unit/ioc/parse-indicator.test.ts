@@ -26,6 +26,7 @@ describe("parseIndicator: values as the feeds write them lead to what is stored"
     "198.51.100.7/admin/login.php",
     "198.51.100.8:8080/x/",
     "bücher.example.de/a",
+    "nas.example.me/@eaDir/x1/",
     "http://full.example.org/x",
     "203.0.113.0/24",
   ];
