@@ -88,8 +88,8 @@ export interface IndicatorWithPort {
 
 // "evil.com:8080": a domain with a port beside it, as maltrail and ThreatFox write it.
 const DOMAIN_PORT = /^([^:/[\]@]+):(\d{1,5})$/;
-// "10.0.0.1/33" is a broken CIDR, not an address with a path.
 const LIST_CHARS = /[,;|]/;
+// "10.0.0.1/33" is a broken CIDR, not an address with a path.
 const CIDR_LIKE = /^[\d.]+\/\d{1,3}$/;
 
 function withAddress(indicator: Indicator): IndicatorWithPort {
