@@ -125,11 +125,15 @@ function fromToken(token: string, work: Work, piecesRead: Set<string>): Found[] 
   for (const piece of stripped.split(LIST_SEPARATORS)) {
     if (piecesRead.has(piece)) continue;
     piecesRead.add(piece);
+    // The whole token was read above: only a label may still be in front of it.
+    if (piece === stripped) {
+      const found = labelled(piece, work);
+      return found === null ? [] : [found];
+    }
     work.chars += piece.length;
     const part = stripPunctuation(piece);
     if (part === "") continue;
-    // The whole token was read above: only a label may still be in front of it.
-    const indicator = (part === stripped ? null : read(part, work)) ?? labelled(part, work);
+    const indicator = read(part, work) ?? labelled(part, work);
     if (indicator !== null) found.push(indicator);
   }
   return found;

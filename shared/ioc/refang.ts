@@ -48,6 +48,8 @@ function markerValue(match: RegExpExecArray): string {
 // this one test is much cheaper than running the replacements.
 const ANY_MARKER = /[[\](){}\\]|h(?:xx|xt|tx|\*\*)p|meow|fxp| \. /i;
 
+const HORIZONTAL_SPACE = /[ \t\u00a0\u2000-\u200a\u3000]/;
+
 /** Spaces and tabs, never a line break: a marker at the end of a line is not joined to the next. */
 function isHorizontalSpace(char: string | undefined): boolean {
   return char === " " || char === "\t" || char === "\u00a0" || char === "\u3000" || (char !== undefined && char >= "\u2000" && char <= "\u200a");
@@ -59,29 +61,31 @@ function isHorizontalSpace(char: string | undefined): boolean {
  * split into tokens while keeping each as written. One pass, linear.
  */
 function rewriteMarkers(text: string, keepMarkers: boolean): string {
-  let out = "";
+  // Pieces joined once at the end: a string grown by += over a long line of
+  // markers leaves the garbage collector a deep chain of partial strings.
+  const out: string[] = [];
   let last = 0;
   MARKER.lastIndex = 0;
   for (let match = MARKER.exec(text); match !== null; match = MARKER.exec(text)) {
     // Spaces around a full dot or at marker belong to the defanging.
     const full = match[3] ?? match[4];
-    let before = text.slice(last, match.index);
+    let end = match.index;
+    const start = last;
     last = match.index + match[0].length;
     if (full !== undefined) {
-      let end = before.length;
-      while (end > 0 && isHorizontalSpace(before[end - 1])) end -= 1;
-      before = before.slice(0, end);
+      while (end > start && isHorizontalSpace(text[end - 1])) end -= 1;
       while (isHorizontalSpace(text[last])) last += 1;
     }
     const spaced = match[4] !== undefined;
-    out += before + (keepMarkers ? (spaced ? "[.]" : match[0]) : markerValue(match));
+    out.push(text.slice(start, end), keepMarkers ? (spaced ? "[.]" : match[0]) : markerValue(match));
   }
-  return out + text.slice(last);
+  out.push(text.slice(last));
+  return out.join("");
 }
 
 /** Closes up the spaces analysts put around bracketed markers, on one line; the markers stay. */
 export function closeSpacedMarkers(line: string): string {
-  return ANY_MARKER.test(line) ? rewriteMarkers(line, true) : line;
+  return HORIZONTAL_SPACE.test(line) && ANY_MARKER.test(line) ? rewriteMarkers(line, true) : line;
 }
 
 export function refang(text: string): string {
