@@ -98,24 +98,24 @@ function stripTrailing(text: string): string {
 
 /**
  * Indicators in one whitespace-free token, trying looser readings only when
- * stricter ones fail: the token without sentence punctuation, as written, and
- * without any closing bracket; then the analysts' loose forms; then the
- * pieces of a list. At most a fixed number of readings, each linear.
+ * stricter ones fail: the token without sentence punctuation, then without
+ * any closing bracket, then as written; then the pieces of a list. At most a
+ * fixed number of readings, each linear.
  */
 function fromToken(token: string, work: Work, piecesRead: Set<string>): Found[] {
   work.chars += token.length;
   const stripped = stripPunctuation(token);
   if (stripped === "") return [];
   const bare = stripTrailing(stripped);
-  const candidates = [...new Set([stripped, token, bare])].filter((text) => text !== "");
-  for (const text of candidates) {
-    const found = read(text, work, false);
-    if (found !== null) return [found];
-  }
   // Loose readings only once sentence punctuation is off: "10.1.2.3/8." is a
-  // CIDR range at the end of a sentence, not the URL http://10.1.2.3/8.
-  for (const text of new Set([stripped, bare])) {
-    const found = text === "" ? null : read(text, work);
+  // CIDR range at the end of a sentence, not the URL http://10.1.2.3/8. The
+  // token as written is the last resort ("http://x.com/a." is tried without
+  // its dot first).
+  const readings: Array<[string, boolean]> = [[stripped, true]];
+  if (bare !== stripped && bare !== "") readings.push([bare, true]);
+  if (token !== stripped && token !== bare) readings.push([token, false]);
+  for (const [text, loose] of readings) {
+    const found = read(text, work, loose);
     if (found !== null) return [found];
   }
   // A URL that did not parse is not split further: its pieces are not
