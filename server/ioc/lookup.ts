@@ -1,6 +1,5 @@
 import type { Kysely } from "kysely";
 import { defang } from "../../shared/ioc/defang";
-import { parseIndicator } from "../../shared/ioc/detect";
 import type { extractIndicators } from "../../shared/ioc/extract";
 import { canonicalIndicatorPath } from "../../shared/ioc/indicator-path";
 import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
@@ -34,8 +33,9 @@ export async function lookupIndicators(db: Kysely<Database>, found: FoundIndicat
   if (found.length > LOOKUP_MAX_INDICATORS) throw new TooManyIndicatorsError(`more than ${LOOKUP_MAX_INDICATORS} indicators`);
 
   const known = new Map<string, { id: number; malware: string | null }>();
-  // An ip:port as written is also looked up as the address some feeds file it under.
-  const addressOf = (item: { type: string; value: string }) => (item.type === "ip:port" ? parseIndicator(item.value)?.address ?? null : null);
+  // An ip:port or a scheme-less host/path as written is also looked up as the
+  // bare host some feeds file it under (see Found.address).
+  const addressOf = (item: FoundIndicators[number]) => item.address;
   const values = [...new Set(found.flatMap((item) => [item.value, ...(addressOf(item) ? [addressOf(item)!.value] : [])]))];
   for (let start = 0; start < values.length; start += VALUE_BATCH) {
     const rows = await db
@@ -54,7 +54,10 @@ export async function lookupIndicators(db: Kysely<Database>, found: FoundIndicat
     // Ten thousand warninglist matches take a while: let other requests through meanwhile.
     if (index > 0 && index % CLASSIFY_BATCH === 0) await nextTurn();
     const address = addressOf(item);
-    const record = known.get(`${item.type} ${item.value}`) ?? (address ? known.get(`${address.type} ${address.value}`) : undefined);
+    const own = known.get(`${item.type} ${item.value}`);
+    const record = own ?? (address ? known.get(`${address.type} ${address.value}`) : undefined);
+    // A URL known only by its host links to the host's page: the URL's own page would say "not seen".
+    const linked = own === undefined && record !== undefined && item.type === "url" && address ? address : item;
     const benignLists = matcher.match(item).map((match) => match.list);
     const score = scoreIndicator(record ? sightings.get(record.id) ?? [] : [], now, benignLists.length > 0);
     const verdict: LookupVerdict = benignLists.length > 0 ? "benign-listed" : record ? "known" : "unknown";
@@ -72,7 +75,7 @@ export async function lookupIndicators(db: Kysely<Database>, found: FoundIndicat
       malwareFamily: record?.malware ?? null,
       sources: record ? [...new Set((sightings.get(record.id) ?? []).map((s) => s.source))].sort() : [],
       benignLists,
-      link: canonicalIndicatorPath(item.value) ?? `/ioc-radar/${encodeURIComponent(item.value)}`,
+      link: canonicalIndicatorPath(linked.value) ?? `/ioc-radar/${encodeURIComponent(linked.value)}`,
     });
   }
   return { count: results.length, summary: { byVerdict, byType }, results };

@@ -1,8 +1,8 @@
 import { normalizeDomain } from "./domain";
-import { formatIpPort, normalizeCidr, normalizeIPv4, normalizeIPv6, parseIpPort } from "./ip";
+import { formatIpPort, normalizeCidr, normalizeIPv4, normalizeIPv6, parseIpPort, parsePort } from "./ip";
 import { refang } from "./refang";
 import type { Indicator, IndicatorType } from "./types";
-import { normalizeUrl } from "./url";
+import { formatUrl, normalizeUrl, parseUrl } from "./url";
 
 /** Longer tokens are refused outright; no real indicator comes near this. */
 export const MAX_INDICATOR_LENGTH = 8192;
@@ -55,13 +55,13 @@ export function normalizeIndicator(raw: string): Indicator | null {
   if (typeof raw !== "string" || raw.length > MAX_INDICATOR_LENGTH) return null;
   const trimmed = raw.trim();
   if (trimmed === "") return null;
-
   // Hashes first: a hex string can never be anything else, and refanging
   // must not get a chance to touch it.
-  const hash = hashIndicator(trimmed);
-  if (hash !== null) return hash;
+  return hashIndicator(trimmed) ?? fromRefanged(refang(trimmed));
+}
 
-  const token = refang(trimmed);
+/** normalizeIndicator after the hash check and refanging. */
+function fromRefanged(token: string): Indicator | null {
   if (SCHEME_PREFIX.test(token)) {
     const url = normalizeUrl(token);
     return url === null ? null : { type: "url", value: url };
@@ -74,19 +74,98 @@ export function normalizeIndicator(raw: string): Indicator | null {
 }
 
 export interface IndicatorWithPort {
-  /** The canonical indicator: the ip:port for "1.2.3.4:443". */
+  /** The canonical indicator: the ip:port for "1.2.3.4:443", the http:// URL for a scheme-less "host/path". */
   indicator: Indicator;
-  /** The port named beside a host; null when none is named. */
+  /** The port named beside a host ("1.2.3.4:443", "evil.com:8080"); null when none is named. */
   port: number | null;
-  /** For an ip:port, the bare address: feeds that keep ports aside file the sighting under it. */
+  /**
+   * The bare host of a value some feeds file under its host: the address of
+   * an ip:port, the host of a scheme-less "host/path". Lookups fall back to
+   * it when the value itself is not stored.
+   */
   address: Indicator | null;
 }
 
-/** One value (possibly defanged) to its canonical indicator, with the port named beside an address. */
-export function parseIndicator(raw: string): IndicatorWithPort | null {
-  const indicator = normalizeIndicator(raw);
-  if (indicator === null) return null;
+// "evil.com:8080": a domain with a port beside it, as maltrail and ThreatFox write it.
+const DOMAIN_PORT = /^([^:/[\]@]+):(\d{1,5})$/;
+const LIST_CHARS = /[,;|]/;
+// "10.0.0.1/33" is a broken CIDR, not an address with a path.
+const CIDR_LIKE = /^[\d.]+\/\d{1,3}$/;
+
+function withAddress(indicator: Indicator): IndicatorWithPort {
   const split = indicator.type === "ip:port" ? parseIpPort(indicator.value) : null;
   if (split === null) return { indicator, port: null, address: null };
   return { indicator, port: split.port, address: { type: split.version === 4 ? "ipv4" : "ipv6", value: split.ip } };
+}
+
+function domainWithPort(token: string): IndicatorWithPort | null {
+  const match = DOMAIN_PORT.exec(token);
+  if (match?.[1] === undefined || match[2] === undefined) return null;
+  const domain = normalizeDomain(match[1]);
+  const port = parsePort(match[2]);
+  return domain === null || port === null ? null : { indicator: { type: "domain", value: domain }, port, address: null };
+}
+
+/**
+ * "host/path", "host:port/path": maltrail's URL trails and the usual way C2
+ * addresses are pasted. maltrail stores them as http:// URLs (see
+ * server/feeds/ioc/maltrail.ts), so this reads them the same way. With
+ * `publicSuffix`, a host name must end in a public suffix, so that
+ * "readme.txt/x" in free text is not taken for a URL.
+ */
+function schemelessUrl(token: string, publicSuffix: boolean): IndicatorWithPort | null {
+  const slash = token.indexOf("/");
+  // Credentials before the host ("user@host/x") are not how a host is written; an "@" in the path is fine.
+  if (slash <= 0 || token.lastIndexOf("@", slash) >= 0 || CIDR_LIKE.test(token)) return null;
+  const parts = parseUrl(`http://${token}`);
+  if (parts === null) return null;
+  const host: Indicator | null =
+    parts.hostKind === "ipv4" ? { type: "ipv4", value: parts.host } : parts.hostKind === "ipv6" ? { type: "ipv6", value: parts.host } : domainOrNull(parts.host, publicSuffix);
+  if (host === null) return null;
+  // The port is part of the URL, as the importer stores it, not a port beside it.
+  return { indicator: { type: "url", value: formatUrl(parts) }, port: null, address: host };
+}
+
+function domainOrNull(host: string, publicSuffix: boolean): Indicator | null {
+  if (!publicSuffix) return { type: "domain", value: host };
+  const domain = normalizeDomain(host);
+  return domain === null ? null : { type: "domain", value: domain };
+}
+
+/**
+ * Any value as a feed or an analyst writes it: what normalizeIndicator
+ * reads, plus a port beside a domain and scheme-less URLs.
+ */
+function readIndicator(raw: string, publicSuffix: boolean, loose = true): IndicatorWithPort | null {
+  if (typeof raw !== "string" || raw.length > MAX_INDICATOR_LENGTH) return null;
+  const trimmed = raw.trim();
+  if (trimmed === "") return null;
+  const hash = hashIndicator(trimmed);
+  if (hash !== null) return withAddress(hash);
+  const token = refang(trimmed);
+  const indicator = fromRefanged(token);
+  if (indicator !== null) return withAddress(indicator);
+  if (!loose || SCHEME_PREFIX.test(token)) return null;
+  // In free text "10.0.0.0/8,192.168.0.0/16" is a list, not one URL: the
+  // extractor splits it and reads each piece.
+  if (publicSuffix && LIST_CHARS.test(token)) return null;
+  return domainWithPort(token) ?? schemelessUrl(token, publicSuffix);
+}
+
+/**
+ * One value (possibly defanged) to the key it is stored under, with the port
+ * named beside a host and the bare host to fall back to. Accepts the forms
+ * the feeds write: "1.2.3.4:443", "evil.com:8080", scheme-less "host/path/".
+ */
+export function parseIndicator(raw: string): IndicatorWithPort | null {
+  return readIndicator(raw, false);
+}
+
+/**
+ * parseIndicator for a token of free text, where a host name without a
+ * public suffix is more likely a file name than a host. With `loose` false,
+ * only what normalizeIndicator reads (with the address of an ip:port).
+ */
+export function parseIndicatorInText(raw: string, loose = true): IndicatorWithPort | null {
+  return readIndicator(raw, true, loose);
 }

@@ -9,6 +9,9 @@ import ipaddr from "ipaddr.js";
 const DOTTED_QUAD = /^(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const IPV6_CHARS = /^[0-9a-fA-F:.]+$/;
 const DECIMAL = /^(?:0|[1-9]\d*)$/;
+// "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255": nothing longer is an IPv6
+// address, so ipaddr.js (regex-based) never sees a long token.
+const MAX_IPV6_LENGTH = 45;
 
 export function normalizeIPv4(text: string): string | null {
   return DOTTED_QUAD.test(text) ? text : null;
@@ -19,7 +22,7 @@ export function normalizeIPv6(text: string): string | null {
   // Every IPv6 address has at least two colons. Checking that first keeps
   // "1.2.3.4:80" away from ipaddr.js, whose isValid is slow on a failure
   // (it throws and catches internally).
-  if (text.indexOf(":") === text.lastIndexOf(":") || !IPV6_CHARS.test(text)) return null;
+  if (text.length > MAX_IPV6_LENGTH || text.indexOf(":") === text.lastIndexOf(":") || !IPV6_CHARS.test(text)) return null;
   if (!ipaddr.IPv6.isValid(text)) return null;
   return ipaddr.IPv6.parse(text).toString();
 }

@@ -1,10 +1,33 @@
 import { hostnameToAscii } from "./domain";
 import { normalizeIPv4, normalizeIPv6, parsePort } from "./ip";
 
-const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\//;
-const DEFAULT_PORTS: Readonly<Record<string, number>> = { http: 80, https: 443, ftp: 21, ftps: 990 };
-/** The schemes whose default port the canonical form drops: the ones the feeds' URLs use. */
+// RFC 3986 scheme syntax, at least two characters: "c://x" is a Windows path
+// written with slashes, not a URL. Bounded so an anchored match is short.
+const SCHEME = /^([a-zA-Z][a-zA-Z0-9+.-]{1,31}):\/\//;
+/**
+ * Default ports, which the canonical form drops. Other schemes the
+ * analysts paste (tcp://, udp://, socks5://, a malware's own) are URLs too,
+ * with their port kept as written.
+ */
+const DEFAULT_PORTS: Readonly<Record<string, number>> = {
+  http: 80,
+  https: 443,
+  ftp: 21,
+  ftps: 990,
+  sftp: 22,
+  ssh: 22,
+  telnet: 23,
+  ws: 80,
+  wss: 443,
+  smb: 445,
+  ldap: 389,
+  ldaps: 636,
+  rdp: 3389,
+};
+/** The schemes whose default port the canonical form drops. */
 export const KNOWN_SCHEMES: readonly string[] = Object.keys(DEFAULT_PORTS);
+// Schemes that name no network resource, whatever follows the "//".
+const NOT_NETWORK = new Set(["file", "javascript", "data", "about", "blob", "mailto", "vbscript"]);
 // Where the authority ends. A backslash counts because browsers treat it as "/"
 // in http(s) URLs ("http://evil.com\@good.com" goes to evil.com).
 const AUTHORITY_END = /[/?#\\]/;
@@ -26,14 +49,14 @@ export interface UrlParts {
   rest: string;
 }
 
-/** Splits and canonicalises an absolute http(s)/ftp(s) URL; null when it is not one. */
+/** Splits and canonicalises an absolute URL with a network host; null when it is not one. */
 export function parseUrl(text: string): UrlParts | null {
   if (FORBIDDEN.test(text)) return null;
   const schemeMatch = SCHEME.exec(text);
   if (schemeMatch === null) return null;
   const scheme = (schemeMatch[1] ?? "").toLowerCase();
-  const defaultPort = DEFAULT_PORTS[scheme];
-  if (defaultPort === undefined) return null;
+  if (NOT_NETWORK.has(scheme)) return null;
+  const defaultPort = DEFAULT_PORTS[scheme] ?? null;
 
   const afterScheme = text.slice(schemeMatch[0].length);
   const authorityEnd = afterScheme.search(AUTHORITY_END);
@@ -74,7 +97,7 @@ function finish(
   host: string,
   hostKind: UrlParts["hostKind"],
   portText: string,
-  defaultPort: number,
+  defaultPort: number | null,
   rest: string,
 ): UrlParts | null {
   let port: number | null = null;

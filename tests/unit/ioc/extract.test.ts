@@ -13,7 +13,8 @@ describe("extractIndicators", () => {
       { type: "ip:port", value: "192.0.2.7:8080", original: "192.0.2[.]7:8080" },
       { type: "email", value: "bad@evil.com", original: "bad[at]evil[dot]com" },
       { type: "md5", value: "d41d8cd98f00b204e9800998ecf8427e", original: "D41D8CD98F00B204E9800998ECF8427E" },
-      { type: "domain", value: "evil.org", original: "evil.org/gate.php" },
+      // Scheme-less host/path is read as maltrail stores it: an http:// URL.
+      { type: "url", value: "http://evil.org/gate.php", original: "evil.org/gate.php" },
       { type: "ip:port", value: "[2001:db8::2]:80", original: "[2001:db8::2]:80" },
       { type: "cidr", value: "10.0.0.0/8", original: "10.1.2.3/8" },
     ]);

@@ -182,14 +182,17 @@ describe("normalizeIndicator: URLs", () => {
     ],
     // TweetFeed: http on port 443 is not the default port, so it is kept.
     ["http://t_an.wohowoho.com:443", "http://t_an.wohowoho.com:443/"],
+    // Other network schemes are URLs too; a known default port is dropped.
+    ["tcp://1.2.3.4:80", "tcp://1.2.3.4:80/"],
+    ["SSH://root@files.example.com:22/", "ssh://files.example.com/"],
     // A backslash ends the host, as in browsers: the host is evil.com.
     ["http://evil.com\\@good.com/x", "http://evil.com\\@good.com/x"],
   ])("%s", (input, expected) => {
     expect(normalizeIndicator(input)).toEqual(url(expected));
   });
 
-  it("refuses other schemes, hosts without a dot and numeric hosts", () => {
-    for (const value of ["javascript://alert(1)", "file:///etc/passwd", "tcp://1.2.3.4:80", "http://intranet/x", "http://127.1/", "http://example.com:99999/", "http://exa mple.com/"]) {
+  it("refuses non-network schemes, hosts without a dot and numeric hosts", () => {
+    for (const value of ["javascript://alert(1)", "file:///etc/passwd", "javascript://evil.com/x", "c://evil.com/x", "http://intranet/x", "http://127.1/", "http://example.com:99999/", "http://exa mple.com/"]) {
       expect(normalizeIndicator(value), value).toBeNull();
     }
   });
