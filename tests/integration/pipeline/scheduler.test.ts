@@ -70,8 +70,10 @@ function timedRunner(config: PipelineConfig, durations: Record<string, number>):
 const recordCrash = (source: string, message: string, now: Date) => recordCrashedImport(db.db, source, message, now);
 
 /** Turns of the real event loop (setImmediate is not faked) until `check` holds: real SQLite and file work finish, the fake clock does not move. */
-async function until(check: () => boolean | Promise<boolean>, turns = 20_000): Promise<void> {
-  for (let i = 0; i < turns; i++) {
+/** Waits, in real time (the faked clock stands still), for work on the real file system and database. */
+async function until(check: () => boolean | Promise<boolean>, withinMs = 30_000): Promise<void> {
+  const deadline = performance.now() + withinMs;
+  while (performance.now() < deadline) {
     if (await check()) return;
     await new Promise((done) => setImmediate(done));
   }
