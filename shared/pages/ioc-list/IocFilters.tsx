@@ -1,6 +1,7 @@
 import { Form, Link, useNavigate } from "react-router";
 import { INDICATOR_TYPES } from "../../ioc/types";
-import { IOC_PAGE_SIZE_MAX, IOC_SORT_KEYS, SEEN_WINDOWS, type IocListParams } from "../../ioc-radar/list-params";
+import type { IocListParams } from "../../ioc-radar/list-params";
+import { IOC_PAGE_SIZE_MAX, IOC_SORT_KEYS, SEEN_WINDOWS } from "../../ioc-radar/list-vocabulary";
 import type { IocFacets } from "../../ioc-radar/list-types";
 import { formSearch } from "../../ui/common/filter-form";
 

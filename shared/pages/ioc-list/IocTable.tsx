@@ -1,5 +1,6 @@
 import { Link } from "react-router";
-import { iocListSearch, type IocListParams, type IocSortKey } from "../../ioc-radar/list-params";
+import type { IocListParams } from "../../ioc-radar/list-params";
+import { iocListSearch, type IocSortKey } from "../../ioc-radar/list-vocabulary";
 import type { IocListRow } from "../../ioc-radar/list-types";
 import { indicatorHref, IndicatorValue, VerdictBadge } from "../../ui/ioc/CopyButton";
 import { formatDay } from "../../util/format";
