@@ -2,7 +2,7 @@ import { Link, useLoaderData } from "react-router";
 import type { HomeData } from "../../types/home";
 import { Chart } from "../../ui/charts/Chart";
 import { SeverityBadge } from "../../ui/cve/SeverityBadge";
-import { SEVERITY_COLORS } from "../../ui/cve/severity-colors";
+import { severityToken, typeToken } from "../../ui/charts/palette";
 import { formatCount, formatDay } from "../../util/format";
 import { SourceFreshness } from "./SourceFreshness";
 
@@ -141,7 +141,7 @@ export function Component() {
                   series: Object.entries(data.cveChart.bySeverity).map(([severity, values]) => ({
                     name: severity.toLowerCase(),
                     data: values,
-                    color: SEVERITY_COLORS[severity],
+                    token: severityToken(severity),
                   })),
                 }}
               />
@@ -153,7 +153,7 @@ export function Component() {
                   kind: "stacked-bar",
                   categoryLabel: "Day",
                   categories: data.indicatorChart.days,
-                  series: Object.entries(data.indicatorChart.byType).map(([type, values]) => ({ name: type, data: values })),
+                  series: Object.entries(data.indicatorChart.byType).map(([type, values]) => ({ name: type, data: values, token: typeToken(type) })),
                 }}
               />
             ) : null}
