@@ -86,10 +86,14 @@ export function Component() {
               <ol className="rank-list">
                 {data.topCves.map((cve) => (
                   <li key={cve.id}>
-                    <Link to={`/cve-radar/${cve.id}`} className="mono">{cve.id}</Link>{" "}
-                    {cve.cvss ? <SeverityBadge severity={cve.cvss.severity} score={cve.cvss.score} /> : null}{" "}
-                    <span className="muted">{cve.vendor ?? ""} {cve.product ?? ""}</span>{" "}
-                    <strong className="rank-list__score">{cve.priority.toFixed(1)}</strong>
+                    <div className="rank-list__row">
+                      <span className="rank-list__item">
+                        <Link to={`/cve-radar/${cve.id}`} className="mono">{cve.id}</Link>{" "}
+                        {cve.cvss ? <SeverityBadge severity={cve.cvss.severity} score={cve.cvss.score} /> : null}{" "}
+                        <span className="muted">{cve.vendor ?? ""} {cve.product ?? ""}</span>
+                      </span>{" "}
+                      <strong className="rank-list__score">{cve.priority.toFixed(1)}</strong>
+                    </div>
                   </li>
                 ))}
               </ol>
