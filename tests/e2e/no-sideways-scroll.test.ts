@@ -97,9 +97,8 @@ describe("list layouts", () => {
     const s = await openSession(browser, { viewport: { width: 390, height: 844 } });
     try {
       await gotoHydrated(s.page, `${server.url}/cve-radar`);
-      const [brand, toggle, search] = await Promise.all(
-        [".site-header__brand", "[data-testid=theme-toggle]", ".site-search"].map(async (selector) => (await s.page.locator(selector).boundingBox())!),
-      );
+      const box = async (selector: string) => (await s.page.locator(selector).boundingBox())!;
+      const [brand, toggle, search] = [await box(".site-header__brand"), await box("[data-testid=theme-toggle]"), await box(".site-search")];
       expect(Math.abs(toggle.y + toggle.height / 2 - (brand.y + brand.height / 2))).toBeLessThan(brand.height);
       expect(search.y).toBeGreaterThanOrEqual(toggle.y + toggle.height);
       const firstRow = (await s.page.locator("[data-testid=cve-table] tbody tr").first().boundingBox())!;
