@@ -28,15 +28,15 @@ const TAIL = 8;
 /**
  * The defanged display of a value with its copy button. `truncate` keeps it on
  * one line, cut in the middle (the start and the last characters stay in
- * view); the whole value stays in the text, in the hover title, on focus
- * (app.css unfolds it) and in the copy button.
+ * view); the whole value stays in the text, in the hover title, in the copy
+ * button, and shows when the copy button has focus (app.css unfolds it).
  */
 export function IndicatorValue({ display, value, truncate = false }: { display: string; value: string; truncate?: boolean }) {
   const cut = truncate && display.length > TAIL * 2;
   return (
     <span className={`ioc-value${cut ? " ioc-value--truncated" : ""}`}>
       {cut ? (
-        <code className="mono ioc-value__text" title={display} tabIndex={0}>
+        <code className="mono ioc-value__text" title={display}>
           <span className="ioc-value__head">{display.slice(0, -TAIL)}</span>
           <span className="ioc-value__tail">{display.slice(-TAIL)}</span>
         </code>
