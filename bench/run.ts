@@ -15,6 +15,7 @@ import { loadBuiltRenderer } from "../server/ssr/load-renderer";
 import { cveHttp, cveQueryBreakdown } from "./cve-bench";
 import { compressionTable, gzipSize, latencyRow, measure, printTable } from "./http-bench";
 import { iocBenchClock, iocHttp, iocQueryBreakdown } from "./ioc-bench";
+import { ROUTE_JS_BUDGET_GZIP, routeBundles } from "./route-bundles";
 
 /**
  * `npm run bench [-- --db .bench/scaled.sqlite --runs 200]`
@@ -111,6 +112,15 @@ for (const route of routes) {
   });
 }
 printTable("What the browser receives per route (bytes)", sizes);
+printTable(
+  `JS before the load event per route, from the Vite manifest (gzip bytes; budget ${ROUTE_JS_BUDGET_GZIP}, held by tests/e2e/bundle-budget.test.ts)`,
+  routeBundles(projectRoot, clientDir).map((bundle) => ({
+    route: bundle.route,
+    "JS gzip": bundle.gzipBytes,
+    modules: bundle.files.length,
+    "under budget": bundle.gzipBytes <= ROUTE_JS_BUDGET_GZIP ? "yes" : "NO",
+  })),
+);
 
 const samples = [];
 for (const path of [...routes, "/api/v1/cves", "/api/v1/iocs", "/api/v1/cves/stats"]) {

@@ -1,20 +1,20 @@
 import { z } from "../query/zod";
-import { toSearch } from "../query/params";
+import { CVE_PAGE_MAX, CVE_PAGE_SIZE_MAX, CVE_SORT_KEYS, CVE_STATES, SEVERITIES } from "./list-vocabulary";
 
-/** The CVE list's query vocabulary, shared by the page, its payload and `/api/v1/cves`. */
+/** The CVE list's query schema, for the server (the page, its payload and `/api/v1/cves`); the browser uses list-vocabulary.ts. */
 
-export const CVE_SORT_KEYS = ["priority", "published", "updated", "cvss", "epss", "exploits", "kev_added", "kev_due"] as const;
-export type CveSortKey = (typeof CVE_SORT_KEYS)[number];
-
-export const SEVERITIES = ["critical", "high", "medium", "low", "none"] as const;
-export type Severity = (typeof SEVERITIES)[number];
-
-export const CVE_STATES = ["published", "rejected", "all"] as const;
-
-export const CVE_PAGE_SIZE_DEFAULT = 25;
-/** Hard maximum: a page never holds more rows than this. */
-export const CVE_PAGE_SIZE_MAX = 100;
-export const CVE_PAGE_MAX = 10_000;
+export {
+  CVE_LIST_KEYS,
+  CVE_PAGE_MAX,
+  CVE_PAGE_SIZE_DEFAULT,
+  CVE_PAGE_SIZE_MAX,
+  CVE_SORT_KEYS,
+  CVE_STATES,
+  cveListSearch,
+  SEVERITIES,
+  type CveSortKey,
+  type Severity,
+} from "./list-vocabulary";
 
 const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD").refine((day) => !Number.isNaN(Date.parse(day)), "must be a real date");
 const flag = z.enum(["1", "true", "0", "false", ""]).transform((value) => value === "1" || value === "true");
@@ -60,8 +60,3 @@ export const cveListParamsSchema = z.object({
 });
 
 export type CveListParams = z.infer<typeof cveListParamsSchema>;
-
-/** The query string of a CVE list view (stable order, defaults omitted). */
-export function cveListSearch(params: CveListParams): string {
-  return toSearch(cveListParamsSchema, params);
-}

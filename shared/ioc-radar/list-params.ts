@@ -1,22 +1,22 @@
 import { z } from "../query/zod";
 import { INDICATOR_TYPES } from "../ioc/types";
-import { toSearch } from "../query/params";
+import { IOC_PAGE_MAX, IOC_PAGE_SIZE_MAX, IOC_SORT_KEYS, SEEN_WINDOWS, type SeenWindow } from "./list-vocabulary";
 
-/** The IOC list's query vocabulary, shared by the page, its payload and `/api/v1/iocs`. */
+/** The IOC list's query schema, for the server (the page, its payload and `/api/v1/iocs`); the browser uses list-vocabulary.ts. */
 
-/** last_seen and first_seen are the publishers' times; listed_since is when this instance first imported the value. */
-export const IOC_SORT_KEYS = ["last_seen", "first_seen", "listed_since", "confidence", "sources", "value", "type"] as const;
-export type IocSortKey = (typeof IOC_SORT_KEYS)[number];
+export {
+  IOC_LIST_KEYS,
+  IOC_PAGE_MAX,
+  IOC_PAGE_SIZE_DEFAULT,
+  IOC_PAGE_SIZE_MAX,
+  IOC_SORT_KEYS,
+  iocListSearch,
+  SEEN_WINDOWS,
+  type IocSortKey,
+  type SeenWindow,
+} from "./list-vocabulary";
 
-/** "Seen within" windows, relative to the request's clock. */
-export const SEEN_WINDOWS = { "24h": 1, "7d": 7, "30d": 30, "90d": 90 } as const;
-export type SeenWindow = keyof typeof SEEN_WINDOWS;
 const SEEN_KEYS = Object.keys(SEEN_WINDOWS) as [SeenWindow, ...SeenWindow[]];
-
-export const IOC_PAGE_SIZE_DEFAULT = 25;
-/** Hard maximum: a page never holds more rows than this. */
-export const IOC_PAGE_SIZE_MAX = 100;
-export const IOC_PAGE_MAX = 10_000;
 
 const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
 const label = (max: number) => text(max).regex(/^[^\u0000-\u001f]*$/, "must not contain control characters");
@@ -53,11 +53,6 @@ export const iocListParamsSchema = z.object({
 });
 
 export type IocListParams = z.infer<typeof iocListParamsSchema>;
-
-/** The query string of an IOC list view (stable order, defaults omitted). */
-export function iocListSearch(params: IocListParams): string {
-  return toSearch(iocListParamsSchema, params);
-}
 
 /** Blocklists take the list's filters plus the one type they list. */
 export const blocklistParamsSchema = iocListParamsSchema.omit({ type: true, sort: true, dir: true, page: true, per_page: true }).extend({

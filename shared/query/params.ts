@@ -64,10 +64,14 @@ export function parseQueryLeniently<S extends z.ZodObject>(schema: S, search: UR
   return { params: parseQuery(schema, kept).params, problems: strict.problems };
 }
 
-/** The query string of a view in the schema's key order, omitting absent values (stable, shareable links). */
-export function toSearch<S extends z.ZodObject>(schema: S, params: Partial<z.infer<S>>): string {
+/**
+ * The query string of a view with its keys in the given order, omitting absent
+ * values (stable, shareable links). Takes the key list rather than a schema so
+ * the browser can build links without loading the validation library.
+ */
+export function toSearch(keys: readonly string[], params: object): string {
   const search = new URLSearchParams();
-  for (const key of Object.keys(schema.shape)) {
+  for (const key of keys) {
     const value = (params as Record<string, unknown>)[key];
     if (value === undefined || value === false || value === "" || value === null) continue;
     if (Array.isArray(value)) {

@@ -2,7 +2,7 @@ import { Link, useLoaderData } from "react-router";
 import type { HomeData } from "../../types/home";
 import { Chart } from "../../ui/charts/Chart";
 import { SeverityBadge } from "../../ui/cve/SeverityBadge";
-import { SEVERITY_COLORS } from "../../ui/cve/severity-colors";
+import { severityToken, typeToken } from "../../ui/charts/palette";
 import { formatCount, formatDay } from "../../util/format";
 import { SourceFreshness } from "./SourceFreshness";
 
@@ -86,10 +86,14 @@ export function Component() {
               <ol className="rank-list">
                 {data.topCves.map((cve) => (
                   <li key={cve.id}>
-                    <Link to={`/cve-radar/${cve.id}`} className="mono">{cve.id}</Link>{" "}
-                    {cve.cvss ? <SeverityBadge severity={cve.cvss.severity} score={cve.cvss.score} /> : null}{" "}
-                    <span className="muted">{cve.vendor ?? ""} {cve.product ?? ""}</span>{" "}
-                    <strong className="rank-list__score">{cve.priority.toFixed(1)}</strong>
+                    <div className="rank-list__row">
+                      <span className="rank-list__item">
+                        <Link to={`/cve-radar/${cve.id}`} className="mono">{cve.id}</Link>{" "}
+                        {cve.cvss ? <SeverityBadge severity={cve.cvss.severity} score={cve.cvss.score} /> : null}{" "}
+                        <span className="muted">{cve.vendor ?? ""} {cve.product ?? ""}</span>
+                      </span>{" "}
+                      <strong className="rank-list__score">{cve.priority.toFixed(1)}</strong>
+                    </div>
                   </li>
                 ))}
               </ol>
@@ -141,7 +145,7 @@ export function Component() {
                   series: Object.entries(data.cveChart.bySeverity).map(([severity, values]) => ({
                     name: severity.toLowerCase(),
                     data: values,
-                    color: SEVERITY_COLORS[severity],
+                    token: severityToken(severity),
                   })),
                 }}
               />
@@ -153,7 +157,7 @@ export function Component() {
                   kind: "stacked-bar",
                   categoryLabel: "Day",
                   categories: data.indicatorChart.days,
-                  series: Object.entries(data.indicatorChart.byType).map(([type, values]) => ({ name: type, data: values })),
+                  series: Object.entries(data.indicatorChart.byType).map(([type, values]) => ({ name: type, data: values, token: typeToken(type) })),
                 }}
               />
             ) : null}

@@ -1,8 +1,13 @@
 import { Form, Link, useNavigate } from "react-router";
 import { INDICATOR_TYPES } from "../../ioc/types";
-import { IOC_PAGE_SIZE_MAX, IOC_SORT_KEYS, SEEN_WINDOWS, type IocListParams } from "../../ioc-radar/list-params";
+import type { IocListParams } from "../../ioc-radar/list-params";
+import { IOC_LIST_KEYS, IOC_PAGE_SIZE_MAX, IOC_SORT_KEYS, SEEN_WINDOWS } from "../../ioc-radar/list-vocabulary";
 import type { IocFacets } from "../../ioc-radar/list-types";
+import { activeFilterCount, FilterDisclosure } from "../../ui/common/FilterDisclosure";
 import { formSearch } from "../../ui/common/filter-form";
+
+/** The keys that narrow the list (the others order or page it). */
+const FILTER_KEYS = IOC_LIST_KEYS.filter((key) => !["sort", "dir", "page", "per_page"].includes(key));
 
 export const SORT_LABELS: Record<(typeof IOC_SORT_KEYS)[number], string> = {
   last_seen: "Last seen (by the feeds)",
@@ -18,109 +23,111 @@ export const SORT_LABELS: Record<(typeof IOC_SORT_KEYS)[number], string> = {
 export function IocFilters({ params, facets }: { params: IocListParams; facets: IocFacets }) {
   const navigate = useNavigate();
   return (
-    <Form
-      method="get"
-      action="/ioc-radar"
-      className="filters"
-      aria-label="Filter indicators"
-      onSubmit={(event) => {
-        event.preventDefault();
-        navigate(`/ioc-radar${formSearch(event.currentTarget)}`);
-      }}
-    >
-      <div className="filters__row">
-        <label className="filters__search">
-          <span>Search</span>
-          <input type="search" name="q" defaultValue={params.q ?? ""} placeholder="An indicator (defanged or not), a malware family, part of a value…" maxLength={200} />
-        </label>
-        <fieldset className="filters__severity">
-          <legend>Type</legend>
-          {INDICATOR_TYPES.map((type) => (
-            <label key={type} className="checkbox">
-              <input type="checkbox" name="type" value={type} defaultChecked={params.type?.includes(type)} />
-              {type}
-            </label>
-          ))}
-        </fieldset>
-      </div>
-      <div className="filters__grid">
-        <label>
-          <span>Threat type</span>
-          <select name="threat_type" defaultValue={params.threat_type ?? ""}>
-            <option value="">Any</option>
-            {facets.threatTypes.map((threat) => (
-              <option key={threat} value={threat}>
-                {threat}
-              </option>
+    <FilterDisclosure active={activeFilterCount(params, FILTER_KEYS)}>
+      <Form
+        method="get"
+        action="/ioc-radar"
+        className="filters"
+        aria-label="Filter indicators"
+        onSubmit={(event) => {
+          event.preventDefault();
+          navigate(`/ioc-radar${formSearch(event.currentTarget)}`);
+        }}
+      >
+        <div className="filters__row">
+          <label className="filters__search">
+            <span>Search</span>
+            <input type="search" name="q" defaultValue={params.q ?? ""} placeholder="Indicator, malware family or part of a value…" maxLength={200} />
+          </label>
+          <fieldset className="filters__severity">
+            <legend>Type</legend>
+            {INDICATOR_TYPES.map((type) => (
+              <label key={type} className="checkbox">
+                <input type="checkbox" name="type" value={type} defaultChecked={params.type?.includes(type)} />
+                {type}
+              </label>
             ))}
-          </select>
-        </label>
-        <label>
-          <span>Malware family</span>
-          <input type="text" name="malware" defaultValue={params.malware ?? ""} maxLength={120} />
-        </label>
-        <label>
-          <span>Tag</span>
-          <input type="text" name="tag" defaultValue={params.tag ?? ""} maxLength={120} />
-        </label>
-        <label>
-          <span>Source</span>
-          <select name="source" defaultValue={params.source ?? ""}>
-            <option value="">Any</option>
-            {facets.sources.map((source) => (
-              <option key={source} value={source}>
-                {source}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span>Seen within</span>
-          <select name="seen" defaultValue={params.seen ?? ""}>
-            <option value="">Any time</option>
-            {Object.keys(SEEN_WINDOWS).map((window) => (
-              <option key={window} value={window}>
-                {window}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span>Sort by</span>
-          <select name="sort" defaultValue={params.sort ?? "last_seen"}>
-            {IOC_SORT_KEYS.map((key) => (
-              <option key={key} value={key}>
-                {SORT_LABELS[key]}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          <span>Order</span>
-          <select name="dir" defaultValue={params.dir ?? "desc"}>
-            <option value="desc">Highest / newest first</option>
-            <option value="asc">Lowest / oldest first</option>
-          </select>
-        </label>
-        <label>
-          <span>Per page</span>
-          <select name="per_page" defaultValue={String(params.per_page ?? 25)}>
-            {[25, 50, IOC_PAGE_SIZE_MAX].map((size) => (
-              <option key={size} value={size}>
-                {size}
-              </option>
-            ))}
-          </select>
-        </label>
-      </div>
-      <div className="filters__row filters__actions">
-        <button type="submit" className="button button--primary">
-          Apply filters
-        </button>
-        <Link to="/ioc-radar" className="button">
-          Clear
-        </Link>
-      </div>
-    </Form>
+          </fieldset>
+        </div>
+        <div className="filters__grid">
+          <label>
+            <span>Threat type</span>
+            <select name="threat_type" defaultValue={params.threat_type ?? ""}>
+              <option value="">Any</option>
+              {facets.threatTypes.map((threat) => (
+                <option key={threat} value={threat}>
+                  {threat}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            <span>Malware family</span>
+            <input type="text" name="malware" defaultValue={params.malware ?? ""} maxLength={120} />
+          </label>
+          <label>
+            <span>Tag</span>
+            <input type="text" name="tag" defaultValue={params.tag ?? ""} maxLength={120} />
+          </label>
+          <label>
+            <span>Source</span>
+            <select name="source" defaultValue={params.source ?? ""}>
+              <option value="">Any</option>
+              {facets.sources.map((source) => (
+                <option key={source} value={source}>
+                  {source}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            <span>Seen within</span>
+            <select name="seen" defaultValue={params.seen ?? ""}>
+              <option value="">Any time</option>
+              {Object.keys(SEEN_WINDOWS).map((window) => (
+                <option key={window} value={window}>
+                  {window}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            <span>Sort by</span>
+            <select name="sort" defaultValue={params.sort ?? "last_seen"}>
+              {IOC_SORT_KEYS.map((key) => (
+                <option key={key} value={key}>
+                  {SORT_LABELS[key]}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            <span>Order</span>
+            <select name="dir" defaultValue={params.dir ?? "desc"}>
+              <option value="desc">Highest / newest first</option>
+              <option value="asc">Lowest / oldest first</option>
+            </select>
+          </label>
+          <label>
+            <span>Per page</span>
+            <select name="per_page" defaultValue={String(params.per_page ?? 25)}>
+              {[25, 50, IOC_PAGE_SIZE_MAX].map((size) => (
+                <option key={size} value={size}>
+                  {size}
+                </option>
+              ))}
+            </select>
+          </label>
+        </div>
+        <div className="filters__row filters__actions">
+          <button type="submit" className="button button--primary">
+            Apply filters
+          </button>
+          <Link to="/ioc-radar" className="button">
+            Clear
+          </Link>
+        </div>
+      </Form>
+    </FilterDisclosure>
   );
 }

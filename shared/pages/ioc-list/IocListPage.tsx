@@ -1,5 +1,5 @@
 import { Link, useLoaderData } from "react-router";
-import { iocListSearch } from "../../ioc-radar/list-params";
+import { iocListSearch } from "../../ioc-radar/list-vocabulary";
 import type { IocListData } from "../../ioc-radar/list-types";
 import type { SourceStatus } from "../../types/sources";
 import { sourceVerdict, staleOrFailing } from "../../ui/common/source-verdict";

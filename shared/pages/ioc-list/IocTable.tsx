@@ -1,27 +1,36 @@
 import { Link } from "react-router";
-import { iocListSearch, type IocListParams, type IocSortKey } from "../../ioc-radar/list-params";
+import type { IocListParams } from "../../ioc-radar/list-params";
+import { iocListSearch, type IocSortKey } from "../../ioc-radar/list-vocabulary";
 import type { IocListRow } from "../../ioc-radar/list-types";
 import { indicatorHref, IndicatorValue, VerdictBadge } from "../../ui/ioc/CopyButton";
 import { formatDay } from "../../util/format";
 
+/**
+ * One line per indicator from the `sm` breakpoint: value (cut in the middle,
+ * with copy and details), type, verdict and score, last seen, and from `md`
+ * malware family and sources ("wide" columns). The secondary facts ("card"
+ * columns: threat type, tags, first seen, confidence, benign lists) show in
+ * the phone cards, in the cells' hover titles and on the indicator's page;
+ * sorting by them is in the filters (app.css, `.ioc-table`).
+ */
 interface Column {
   label: string;
   sort?: IocSortKey;
-  className?: string;
+  className: string;
 }
 
 const COLUMNS: Column[] = [
-  { label: "Value", sort: "value" },
-  { label: "Type", sort: "type" },
-  { label: "Threat type" },
-  { label: "Malware family" },
-  { label: "Tags" },
-  { label: "Sources", sort: "sources" },
-  { label: "First seen", sort: "first_seen" },
-  { label: "Last seen", sort: "last_seen" },
-  { label: "Confidence", sort: "confidence", className: "numeric" },
-  { label: "Score", className: "numeric" },
-  { label: "Benign list" },
+  { label: "Value", sort: "value", className: "col-value" },
+  { label: "Type", sort: "type", className: "col-type" },
+  { label: "Verdict · score", className: "col-verdict" },
+  { label: "Malware family", className: "col-malware col--wide" },
+  { label: "Threat type", className: "col--card" },
+  { label: "Tags", className: "col--card" },
+  { label: "Sources", sort: "sources", className: "col-sources col--wide" },
+  { label: "First seen", sort: "first_seen", className: "col--card" },
+  { label: "Last seen", sort: "last_seen", className: "col-day" },
+  { label: "Confidence", sort: "confidence", className: "col--card" },
+  { label: "Benign list", className: "col--card" },
 ];
 
 function SortHeader({ column, params }: { column: Column; params: IocListParams }) {
@@ -40,10 +49,12 @@ function SortHeader({ column, params }: { column: Column; params: IocListParams 
   );
 }
 
+const dash = <span className="muted">—</span>;
+
 export function IocTable({ rows, params }: { rows: IocListRow[]; params: IocListParams }) {
   return (
     <div className="table-scroll">
-      <table className="data-table data-table--cards" data-testid="ioc-table">
+      <table className="data-table data-table--cards ioc-table" data-testid="ioc-table">
         <thead>
           <tr>
             {COLUMNS.map((column) => (
@@ -52,36 +63,47 @@ export function IocTable({ rows, params }: { rows: IocListRow[]; params: IocList
           </tr>
         </thead>
         <tbody>
-          {rows.map((row) => (
-            <tr key={row.id}>
-              <td data-label="Value" className="cell-ioc">
-                <IndicatorValue display={row.display} value={row.value} />{" "}
-                <Link to={indicatorHref(row.value)} className="small cell-ioc__details">
-                  details
-                </Link>
-              </td>
-              <td data-label="Type" className="nowrap">{row.type}</td>
-              <td data-label="Threat type">{row.threatType ?? <span className="muted">—</span>}</td>
-              <td data-label="Malware family">{row.malwareFamily ?? <span className="muted">—</span>}</td>
-              <td data-label="Tags">{row.tags.length ? row.tags.join(", ") : <span className="muted">—</span>}</td>
-              <td data-label="Sources">{row.sources.join(", ")}</td>
-              <td data-label="First seen" className="nowrap">{formatDay(row.firstSeen)}</td>
-              <td data-label="Last seen" className="nowrap">{formatDay(row.lastSeen)}</td>
-              <td data-label="Confidence" className="numeric">{row.confidence ?? <span className="muted">—</span>}</td>
-              <td data-label="Score" className="numeric">
-                <VerdictBadge verdict={row.verdict} score={row.score} />
-              </td>
-              <td data-label="Benign list">
-                {row.benignLists.length ? (
-                  <span className="badge badge--benign" title={row.benignLists.join(", ")}>
-                    ⚠ {row.benignLists.join(", ")}
+          {rows.map((row) => {
+            const context = [row.threatType, ...row.tags].filter(Boolean).join(", ");
+            return (
+              <tr key={row.id}>
+                <td data-label="Value" className="col-value">
+                  <span className="cell-ioc">
+                    <IndicatorValue display={row.display} value={row.value} truncate />
+                    <Link to={indicatorHref(row.value)} className="small cell-ioc__details" aria-label={`details of ${row.display}`}>
+                      details
+                    </Link>
                   </span>
-                ) : (
-                  <span className="muted">—</span>
-                )}
-              </td>
-            </tr>
-          ))}
+                </td>
+                <td data-label="Type" className="col-type nowrap">{row.type}</td>
+                <td data-label="Verdict · score" className="col-verdict">
+                  <VerdictBadge
+                    verdict={row.verdict}
+                    score={row.score}
+                    title={row.benignLists.length ? `On benign lists: ${row.benignLists.join(", ")}` : undefined}
+                  />
+                </td>
+                <td data-label="Malware family" className="col-malware col--wide truncate" title={context ? `${row.malwareFamily ?? "no family"} (${context})` : undefined}>
+                  {row.malwareFamily ?? dash}
+                </td>
+                <td data-label="Threat type" className="col--card">{row.threatType ?? dash}</td>
+                <td data-label="Tags" className="col--card">{row.tags.length ? row.tags.join(", ") : dash}</td>
+                <td data-label="Sources" className="col-sources col--wide truncate" title={row.sources.join(", ")}>{row.sources.join(", ")}</td>
+                <td data-label="First seen" className="col--card nowrap">{formatDay(row.firstSeen)}</td>
+                <td data-label="Last seen" className="col-day nowrap" title={`first seen ${formatDay(row.firstSeen)}`}>{formatDay(row.lastSeen)}</td>
+                <td data-label="Confidence" className="col--card">{row.confidence ?? dash}</td>
+                <td data-label="Benign list" className="col--card">
+                  {row.benignLists.length ? (
+                    <span className="badge badge--benign" title={row.benignLists.join(", ")}>
+                      ⚠ {row.benignLists.join(", ")}
+                    </span>
+                  ) : (
+                    dash
+                  )}
+                </td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </div>

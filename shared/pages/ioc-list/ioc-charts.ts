@@ -1,26 +1,13 @@
 import type { IocChartStats } from "../../ioc-radar/list-types";
 import type { ChartSpec } from "../../ui/charts/chart-spec";
-
-export const TYPE_COLORS: Readonly<Record<string, string>> = {
-  ipv4: "#2563eb",
-  ipv6: "#0891b2",
-  cidr: "#0d9488",
-  "ip:port": "#4f46e5",
-  domain: "#16a34a",
-  url: "#ca8a04",
-  email: "#db2777",
-  md5: "#9333ea",
-  sha1: "#c026d3",
-  sha256: "#dc2626",
-  sha512: "#ea580c",
-};
+import { NEUTRAL_TOKEN, typeToken } from "../../ui/charts/palette";
 
 export function perDaySpec(stats: IocChartStats): ChartSpec {
   return {
     kind: "stacked-bar",
     categoryLabel: "Day",
     categories: stats.perDay.days,
-    series: Object.entries(stats.perDay.byType).map(([type, data]) => ({ name: type, data, color: TYPE_COLORS[type] })),
+    series: Object.entries(stats.perDay.byType).map(([type, data]) => ({ name: type, data, token: typeToken(type) })),
   };
 }
 
@@ -29,15 +16,16 @@ export function typeSpec(stats: IocChartStats): ChartSpec {
     kind: "pie",
     categoryLabel: "Type",
     categories: stats.types.map((row) => row.type),
+    categoryTokens: stats.types.map((row) => typeToken(row.type)),
     series: [{ name: "Indicators", data: stats.types.map((row) => row.count) }],
   };
 }
 
 export function topMalwareSpec(stats: IocChartStats): ChartSpec {
   return {
-    kind: "bar",
+    kind: "hbar",
     categoryLabel: "Malware family",
     categories: stats.topMalware.map((row) => row.malware),
-    series: [{ name: "Indicators", data: stats.topMalware.map((row) => row.count) }],
+    series: [{ name: "Indicators", data: stats.topMalware.map((row) => row.count), token: NEUTRAL_TOKEN }],
   };
 }

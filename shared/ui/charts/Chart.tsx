@@ -7,6 +7,8 @@ const EChart = lazy(() => import("./EChart"));
 export interface ChartProps {
   title: string;
   spec: ChartSpec;
+  /** A line under the chart for what it leaves out on purpose (e.g. CVEs that name no vendor). */
+  note?: string;
 }
 
 /**
@@ -15,7 +17,7 @@ export interface ChartProps {
  * viewport and the page is idle; the server renders the chart's data as a
  * table that screen readers (and people without JavaScript) can read.
  */
-export function Chart({ title, spec }: ChartProps) {
+export function Chart({ title, spec, note }: ChartProps) {
   const figure = useRef<HTMLElement>(null);
   const visible = useVisibleWhenIdle(figure);
   return (
@@ -28,12 +30,13 @@ export function Chart({ title, spec }: ChartProps) {
       ) : (
         <div className="chart__canvas" aria-hidden="true" />
       )}
+      {note ? <p className="chart__note">{note}</p> : null}
       <ChartDataTable title={title} spec={spec} />
     </figure>
   );
 }
 
-function ChartDataTable({ title, spec }: ChartProps) {
+function ChartDataTable({ title, spec }: Pick<ChartProps, "title" | "spec">) {
   return (
     // In a visually hidden box: a table itself grows to its rows whatever its height says.
     <div className="visually-hidden">

@@ -9,6 +9,7 @@ import { useEffectiveTheme } from "../layout/theme";
 import { debounce } from "../../util/debounce";
 import { chartFileName, chartToCsv, type ChartSpec } from "./chart-spec";
 import { toEChartsOption } from "./echarts-option";
+import { resolveToken } from "./palette";
 
 // Only what the site draws, so the chart chunk stays small.
 echarts.use([BarChart, LineChart, PieChart, GridComponent, LegendComponent, TooltipComponent, CanvasRenderer]);
@@ -48,8 +49,9 @@ export default function EChart({ title, spec }: { title: string; spec: ChartSpec
   }, []);
 
   useEffect(() => {
+    // Colours are read from the design tokens now, so a theme switch redraws in the other theme's palette.
     const textColor = getComputedStyle(document.body).color;
-    chart.current?.setOption(toEChartsOption(spec, textColor, { compact }), { notMerge: true });
+    chart.current?.setOption(toEChartsOption(spec, textColor, { compact }, resolveToken), { notMerge: true });
   }, [spec, compact, theme]);
 
   const exportPng = () => {

@@ -7,9 +7,13 @@ import { csvRow } from "../../util/csv";
  * be drawn, exported as CSV and described to a screen reader.
  */
 export interface ChartSpec {
-  kind: "line" | "bar" | "stacked-bar" | "pie";
+  /** "hbar": categories down the side, so every label (a vendor name) gets a line of its own. */
+  kind: "line" | "bar" | "hbar" | "stacked-bar" | "pie";
   categories: string[];
-  series: Array<{ name: string; data: number[]; color?: string }>;
+  /** `token`: the design token (CSS custom property, shared/ui/charts/palette.ts) the series is drawn in. */
+  series: Array<{ name: string; data: number[]; token?: string }>;
+  /** Pie slices: one token per category, in order. */
+  categoryTokens?: string[];
   /** Label of the category axis, used as the CSV's first column. */
   categoryLabel: string;
 }

@@ -22,11 +22,28 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
   );
 }
 
-/** The defanged display of a value with its copy button. */
-export function IndicatorValue({ display, value }: { display: string; value: string }) {
+/** Characters kept at the end of a value truncated in the middle: a hash's or URL's last characters tell values apart. */
+const TAIL = 8;
+
+/**
+ * The defanged display of a value with its copy button. `truncate` keeps it on
+ * one line, cut in the middle (the start and the last characters stay in
+ * view); the whole value stays in the text, in the hover title, in the copy
+ * button, and shows when the copy button has focus (app.css unfolds it).
+ */
+export function IndicatorValue({ display, value, truncate = false }: { display: string; value: string; truncate?: boolean }) {
+  const cut = truncate && display.length > TAIL * 2;
   return (
-    <span className="ioc-value">
-      <code className="mono break">{display}</code> <CopyButton value={value} label={display} />
+    <span className={`ioc-value${cut ? " ioc-value--truncated" : ""}`}>
+      {cut ? (
+        <code className="mono ioc-value__text" title={display}>
+          <span className="ioc-value__head">{display.slice(0, -TAIL)}</span>
+          <span className="ioc-value__tail">{display.slice(-TAIL)}</span>
+        </code>
+      ) : (
+        <code className="mono break">{display}</code>
+      )}{" "}
+      <CopyButton value={value} label={display} />
     </span>
   );
 }
@@ -44,9 +61,9 @@ export function indicatorHref(value: string): string {
   return `/ioc-radar/${encodeURIComponent(value)}`;
 }
 
-export function VerdictBadge({ verdict, score }: { verdict: string; score?: number | null }) {
+export function VerdictBadge({ verdict, score, title }: { verdict: string; score?: number | null; title?: string }) {
   return (
-    <span className={`verdict verdict--${verdict}`}>
+    <span className={`verdict verdict--${verdict}`} title={title}>
       {verdict}
       {score !== undefined && score !== null ? ` · ${score}` : ""}
     </span>

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { chartFileName, chartToCsv, shouldAnimate, type ChartSpec } from "../../../shared/ui/charts/chart-spec";
 import { toEChartsOption } from "../../../shared/ui/charts/echarts-option";
+import { severityToken, typeToken } from "../../../shared/ui/charts/palette";
+import { topVendorsSpec } from "../../../shared/pages/cve-list/cve-charts";
 
 const spec = (points: number): ChartSpec => ({
   kind: "stacked-bar",
@@ -45,5 +47,43 @@ describe("chart spec", () => {
     expect(compact.xAxis.axisLabel.hideOverlap).toBe(true);
     const pie = toEChartsOption({ ...spec(3), kind: "pie" }, "#000", { compact: true }) as { legend: { type?: string } };
     expect(pie.legend.type).toBe("scroll");
+  });
+
+  it("draws series and pie slices in the design tokens' colours", () => {
+    const tokenColor = (token: string) => `color-of(${token})`;
+    const bars = toEChartsOption({ ...spec(3), series: [{ name: "critical", data: [1, 2, 3], token: severityToken("CRITICAL") }] }, "#000", undefined, tokenColor) as {
+      series: Array<{ itemStyle?: { color: string } }>;
+    };
+    expect(bars.series[0]!.itemStyle).toEqual({ color: "color-of(--sev-critical)" });
+    const pie = toEChartsOption(
+      { kind: "pie", categoryLabel: "Type", categories: ["ip:port", "md5"], categoryTokens: ["ip:port", "md5"].map(typeToken), series: [{ name: "n", data: [2, 1] }] },
+      "#000",
+      undefined,
+      tokenColor,
+    ) as { series: Array<{ data: Array<{ itemStyle?: { color: string } }> }> };
+    expect(pie.series[0]!.data.map((slice) => slice.itemStyle?.color)).toEqual(["color-of(--type-ip-port)", "color-of(--type-md5)"]);
+  });
+
+  it("ranks horizontal bars top-down with every category label shown", () => {
+    type Option = { yAxis: { type: string; inverse: boolean; axisLabel: { interval: number; overflow: string } }; legend: { show: boolean } };
+    const option = toEChartsOption({ kind: "hbar", categoryLabel: "Vendor", categories: ["a", "b"], series: [{ name: "CVEs", data: [2, 1] }] }, "#000") as Option;
+    expect(option.yAxis).toMatchObject({ type: "category", inverse: true, axisLabel: { interval: 0, overflow: "truncate" } });
+    expect(option.legend.show).toBe(false);
+  });
+
+  it("keeps records that name no vendor out of the vendor ranking and counts them apart", () => {
+    const { spec: vendors, unknownCount } = topVendorsSpec({
+      perDay: { days: [], bySeverity: {} },
+      severity: [],
+      topVendors: [
+        { vendor: "n/a", count: 50 },
+        { vendor: "Microsoft", count: 40 },
+        { vendor: "Unknown", count: 5 },
+        { vendor: "Apple", count: 3 },
+      ],
+    });
+    expect(vendors.categories).toEqual(["Microsoft", "Apple"]);
+    expect(vendors.series[0]!.data).toEqual([40, 3]);
+    expect(unknownCount).toBe(55);
   });
 });

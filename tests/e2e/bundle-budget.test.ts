@@ -1,0 +1,35 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { pageModules, ROUTE_JS_BUDGET_GZIP, routeBundles } from "../../bench/route-bundles";
+import { pageRoutes } from "../../shared/routes/page-routes";
+import { PROJECT_ROOT } from "./helpers/server";
+
+/**
+ * A size budget on the production build (dist/, as every e2e file uses):
+ * the JavaScript a route needs before its load event, gzip, from the Vite
+ * manifest. Not a timing: the same build always gives the same bytes.
+ */
+describe("JavaScript budget per route", () => {
+  it("measures every route of the route table", () => {
+    expect(pageModules(PROJECT_ROOT).map((page) => page.route)).toEqual(pageRoutes.map((page) => page.path));
+  });
+
+  it.each(routeBundles(PROJECT_ROOT).map((bundle) => [bundle.route, bundle] as const))(
+    "%s loads at most 120 kB of gzip JavaScript before its load event",
+    (_route, bundle) => {
+      expect(bundle.files.length).toBeGreaterThan(1);
+      expect(bundle.gzipBytes, `${bundle.files.join(", ")}`).toBeLessThanOrEqual(ROUTE_JS_BUDGET_GZIP);
+    },
+  );
+
+  // zod names its error classes with strings, which survive minification.
+  it("keeps the validation library (zod) out of the browser", () => {
+    const bundles = routeBundles(PROJECT_ROOT);
+    for (const bundle of bundles) {
+      for (const file of bundle.files) {
+        expect(readFileSync(join(PROJECT_ROOT, "dist/client", file), "utf8"), `${bundle.route}: ${file}`).not.toContain("ZodError");
+      }
+    }
+  });
+});
