@@ -80,8 +80,11 @@ async function until(check: () => boolean | Promise<boolean>, withinMs = 30_000)
   throw new Error("condition never held");
 }
 
-/** Lets the scheduler's start-up queries finish before the clock moves. */
-const started = () => until(() => recorder.entries.some((e) => e.msg === "sync scheduler started"));
+/** Lets the scheduler's start-up queries finish, then fires what is due at once (the faked clock fires nothing by itself). */
+async function started(): Promise<void> {
+  await until(() => recorder.entries.some((e) => e.msg === "sync scheduler started"));
+  await vi.advanceTimersByTimeAsync(0);
+}
 
 const runsOf = (name: string) => calls.filter((call) => call.name === name);
 const minutesAfterT0 = (ms: number | null) => (ms === null ? null : (ms - T0) / MINUTE);
