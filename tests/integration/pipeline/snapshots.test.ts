@@ -1,4 +1,6 @@
-import { createReadStream, readFileSync } from "node:fs";
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { createGunzip } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -71,7 +73,15 @@ describe("importing the real snapshots", () => {
 
     const count = async (table: "cves" | "kev_entries" | "epss_scores") =>
       Number((await db.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
-    expect(await count("cves")).toBe(62_862);
+    // Every CVE any source knows is a row: the 62,862 records, and the ids only KEV, EPSS or Trickest name.
+    const withRecord = await db.db.selectFrom("cves").select((eb) => eb.fn.countAll().as("n")).where("has_record", "=", 1).executeTakeFirstOrThrow();
+    expect(Number(withRecord.n)).toBe(62_862);
+    const known = await sql<{ n: number }>`
+      select count(*) as n from (
+        select id from cves where has_record = 1 union select cve_id from kev_entries
+        union select cve_id from epss_scores union select cve_id from cve_exploits where origin = 'trickest-poc')`.execute(db.db);
+    expect(await count("cves")).toBe(Number(known.rows[0]?.n));
+    expect(await count("cves")).toBeGreaterThan(62_862);
     expect(await count("kev_entries")).toBe(1_404);
     expect(await count("epss_scores")).toBe(360_142);
 
@@ -227,17 +237,23 @@ describe("importing the real snapshots", () => {
     expect(rows.find((r) => r.name === "epss")).toMatchObject({ newest_record_at: "2026-08-16", record_count: 360_142 });
   });
 
-  it("re-importing the same files is idempotent: nothing added or updated", async () => {
+  it("re-importing the same files is idempotent: an unchanged file is skipped, unchanged records are not rewritten", async () => {
     for (const name of ["cve-json5", "cisa-kev", "epss"] as const) {
       const again = await syncSource(name, { store: db.store, config, logger, mirrorDir: snapshotDir, now: () => NOW });
-      expect(again.status, name).toBe("ok");
-      expect(again.counts, name).toEqual({
-        added: 0,
-        updated: 0,
-        unchanged: outcomes.get(name)?.counts.added,
-        rejected: 0,
-        removed: 0,
-      });
+      expect(again.status, name).toBe("not-modified");
+      expect(again.counts, name).toEqual({ added: 0, updated: 0, unchanged: 0, rejected: 0, removed: 0 });
+    }
+    // The same catalogue written differently: read again, and every record found unchanged.
+    const mirror = mkdtempSync(join(tmpdir(), "kev-mirror-"));
+    try {
+      const catalogue = JSON.parse(readFileSync(join(snapshotDir, "cisa-kev/known_exploited_vulnerabilities.json"), "utf8"));
+      mkdirSync(join(mirror, "cisa-kev"));
+      writeFileSync(join(mirror, "cisa-kev/known_exploited_vulnerabilities.json"), JSON.stringify(catalogue, null, 1));
+      const reread = await syncSource("cisa-kev", { store: db.store, config, logger, mirrorDir: mirror, now: () => NOW });
+      expect(reread.status).toBe("ok");
+      expect(reread.counts).toEqual({ added: 0, updated: 0, unchanged: 1_404, rejected: 0, removed: 0 });
+    } finally {
+      rmSync(mirror, { recursive: true, force: true });
     }
     const cve = await db.db.selectFrom("cves").select("priority_score").where("id", "=", "CVE-2024-3400").executeTakeFirstOrThrow();
     expect(cve.priority_score).toBeGreaterThan(95);
