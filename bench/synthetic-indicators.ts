@@ -165,7 +165,8 @@ export async function addSyntheticIndicators(db: Kysely<Database>, missing: numb
 
   // Tags: 60 % of the indicators carry one or two, drawn with a skew from the pool.
   await run(`insert or ignore into tags (name) select 'tag-' || k from gen_domains where k < ${TAG_POOL}`);
-  await run(`create temp table gen_tag_pool as select row_number() over (order by id) - 1 as k, id, name from tags`);
+  await run(`create temp table gen_tag_pool (k integer primary key, id integer not null, name text not null)`);
+  await run(`insert into gen_tag_pool select row_number() over (order by id) - 1, id, name from tags`);
   const tagCount = Number((await sql<{ n: number }>`select count(*) as n from gen_tag_pool`.execute(db)).rows[0]?.n ?? 0);
   await run(`create temp table gen_tagged as
     select distinct i.gid, p.id as tag_id, p.name from gen_ind i join gen_typed t on t.n = i.n join gen_k k on k.k < 1 + t.r5 % 2
@@ -173,7 +174,7 @@ export async function addSyntheticIndicators(db: Kysely<Database>, missing: numb
     where t.r1 / 7 % 10 < 6`);
   await run(`create index gen_tagged_gid on gen_tagged (gid)`);
   await run(`insert or ignore into indicator_tags (tag_id, indicator_id) select tag_id, ${seedMax} + gid from gen_tagged`);
-  await run(`update indicator_sightings set tags = (select json_group_array(name) from gen_tagged g where ${seedMax} + g.gid = indicator_sightings.indicator_id)
+  await run(`update indicator_sightings set tags = (select json_group_array(name) from gen_tagged g where g.gid = indicator_sightings.indicator_id - ${seedMax})
     where indicator_id > ${seedMax} and variant = 0 and indicator_id - ${seedMax} in (select gid from gen_tagged)`);
   step("indicators: tags written");
 
