@@ -96,7 +96,7 @@ const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 const home = await measure("/", `${base}/`, runs);
 printTable("Home: server render, whole HTML response (ms)", [{ ...latencyRow("page")(home), "HTML bytes": home.bytes }]);
-await cveHttp(base, runs);
+await cveHttp(database.db, base, runs);
 await iocHttp(database.db, base, runs);
 
 /**
