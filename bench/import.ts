@@ -1,30 +1,34 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pino from "pino";
-import { openSqliteDatabase } from "../server/db/connection";
 import { migrateToLatest } from "../server/db/migrate";
 import { loadPipelineConfig } from "../server/pipeline/config";
+import { openSqliteImportStore } from "../server/pipeline/engine/store";
 import { openFeedFile } from "../server/pipeline/input";
 import { DEFAULT_READ_LIMITS, type FeedFile, type ReadContext } from "../server/pipeline/run";
 import { getSource, SOURCES } from "../server/pipeline/sources";
-import { resolveLocations, syncSource } from "../server/pipeline/sync";
+import { resolveLocations, syncSources } from "../server/pipeline/sync";
 
 const USAGE = `Usage: npm run bench:import -- [--mirror DIR] [--source NAME]... [--db PATH]
 
 Imports every source found in the mirror (default ../shared/data), in the
-order a full sync runs them, into one fresh database, so the steps that join
-sources (CVE priorities from KEV/EPSS/exploits, CWE names, indicator-CVE
-links) run against the data the earlier sources stored. Each source is
-measured on its own: the import runs in a child process of its own (its peak
-RSS is the import's alone), and the raw limit (decompress and parse the same
-files with the same reader, no database) in another.
+order a full sync runs them, into one fresh database, with the import engine
+\`npm run sync\` uses (an import store, syncSources under the import lock), so
+the steps that join sources (CVE priorities from KEV/EPSS/exploits, CWE
+names, indicator-CVE links) run against the data the earlier sources stored.
+Each source is measured on its own: the import runs in a child process of
+its own (its peak RSS is the import's alone) while this process samples the
+size of the WAL and of the source's staging file; the ceiling (decompress
+and parse the same files with the same reader, no database) runs in another
+child, in the same run, so both see the same machine load.
   --source NAME  only these sources (repeatable), still in sync order; the
                  cross-source steps then see only what these stored
   --mirror DIR   directory laid out like ../shared/data
-  --db PATH      keep the database here instead of in a temporary folder`;
+  --db PATH      keep the database here instead of in a temporary folder
+                 (it must not exist yet, or hold only earlier runs' sources)`;
 
 const projectRoot = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
@@ -44,6 +48,8 @@ if (values.help) {
 const mirrorDir = resolve(values.mirror ?? process.env.THREAT_RADAR_DATA_DIR ?? resolve(projectRoot, "../shared/data"));
 const config = loadPipelineConfig({});
 const silent = pino({ level: "silent" });
+/** How often the parent samples file sizes while a child imports. */
+const SAMPLE_MS = 100;
 
 /** Peak resident set size of this process so far, in MB. */
 function peakRssMb(): number {
@@ -94,20 +100,21 @@ async function rawParse(name: string): Promise<RawMeasurement> {
   return { records, rawMs: performance.now() - started, peakRssMb: peakRssMb() };
 }
 
-/** One source's import into the shared database, as `npm run sync` does it. */
+/** One source's import into the shared database, as `npm run sync` does it: an import store and syncSources. */
 async function importOne(name: string, dbPath: string): Promise<ImportMeasurement> {
-  const handle = openSqliteDatabase(dbPath);
+  const store = openSqliteImportStore(dbPath);
   try {
     const started = performance.now();
     const cpuBefore = process.cpuUsage();
-    const outcome = await syncSource(name, { db: handle.db, config, logger: silent, mirrorDir });
+    const [outcome] = await syncSources([name], { store, config, logger: silent, mirrorDir });
     const importMs = performance.now() - started;
     const cpu = process.cpuUsage(cpuBefore);
+    if (!outcome) throw new Error(`${name}: no outcome`);
     const { added, updated, unchanged, rejected } = outcome.counts;
     return {
       status: outcome.status,
       error: outcome.error,
-      records: added + updated + unchanged + rejected,
+      records: outcome.records ?? added + updated + unchanged + rejected,
       added,
       rejected,
       importMs,
@@ -115,23 +122,39 @@ async function importOne(name: string, dbPath: string): Promise<ImportMeasuremen
       peakRssMb: peakRssMb(),
     };
   } finally {
-    await handle.close();
+    await store.close();
   }
 }
 
-/** Runs this script again as `--raw NAME` or `--import NAME` and returns the JSON line it prints. */
-function inChild<T>(args: string[]): T {
-  const run = spawnSync(process.execPath, ["--import", "tsx", "bench/import.ts", ...args, "--mirror", mirrorDir], {
+const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0);
+
+/**
+ * Runs this script again as `--raw NAME` or `--import NAME` and returns the
+ * JSON line it prints, with the largest size each watched file reached while
+ * it ran (sampled every SAMPLE_MS, so a peak shorter than that can be missed).
+ */
+async function inChild<T>(args: string[], watch: readonly string[] = []): Promise<{ result: T; peaks: number[] }> {
+  const child = spawn(process.execPath, ["--import", "tsx", "bench/import.ts", ...args, "--mirror", mirrorDir], {
     cwd: projectRoot,
-    encoding: "utf8",
-    maxBuffer: 1 << 24,
+    stdio: ["ignore", "pipe", "pipe"],
   });
-  const line = run.stdout.trim().split("\n").pop() ?? "";
-  if (run.status !== 0 || !line.startsWith("{")) throw new Error(`${args.join(" ")} failed (exit ${run.status})\n${run.stderr}`);
-  return JSON.parse(line) as T;
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
+  child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+  const peaks = watch.map(() => 0);
+  const sample = () => watch.forEach((path, i) => (peaks[i] = Math.max(peaks[i]!, fileSize(path))));
+  const sampler = setInterval(sample, SAMPLE_MS);
+  const code = await new Promise<number | null>((done) => child.once("close", done));
+  clearInterval(sampler);
+  sample();
+  const line = stdout.trim().split("\n").pop() ?? "";
+  if (code !== 0 || !line.startsWith("{")) throw new Error(`${args.join(" ")} failed (exit ${code})\n${stderr}`);
+  return { result: JSON.parse(line) as T, peaks };
 }
 
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 if (values.raw) {
   process.stdout.write(`${JSON.stringify(await rawParse(values.raw))}\n`);
@@ -147,9 +170,13 @@ if (values.raw) {
   const names = SOURCES.filter((s) => !values.source || values.source.includes(s.name))
     .filter((s) => resolveLocations(s, config, mirrorDir).length > 0)
     .map((s) => s.name);
+  if (names.length === 0) {
+    console.error(`No source to import in the mirror ${mirrorDir}.\n\n${USAGE}`);
+    process.exit(2);
+  }
   const tempDir = values.db ? null : mkdtempSync(join(tmpdir(), "threat-radar-bench-"));
   const dbPath = values.db ? resolve(values.db) : join(tempDir!, "bench.sqlite");
-  const setup = openSqliteDatabase(dbPath);
+  const setup = openSqliteImportStore(dbPath);
   await migrateToLatest(setup.db);
   await setup.close();
 
@@ -157,13 +184,19 @@ if (values.raw) {
   let totalRecords = 0;
   let totalImportMs = 0;
   let totalRawMs = 0;
+  let peakWal = 0;
   try {
     for (const name of names) {
-      const raw = inChild<RawMeasurement>(["--raw", name]);
-      const imported = inChild<ImportMeasurement>(["--import", name, "--db", dbPath]);
+      const { result: raw } = await inChild<RawMeasurement>(["--raw", name]);
+      const {
+        result: imported,
+        peaks: [walPeak = 0, stagingPeak = 0],
+      } = await inChild<ImportMeasurement>(["--import", name, "--db", dbPath], [`${dbPath}-wal`, `${dbPath}.staging-${name}`]);
+      const dbSize = fileSize(dbPath);
       totalRecords += imported.records;
       totalImportMs += imported.importMs;
       totalRawMs += raw.rawMs;
+      peakWal = Math.max(peakWal, walPeak);
       rows.push({
         source: name,
         status: imported.status,
@@ -172,14 +205,18 @@ if (values.raw) {
         "import s": seconds(imported.importMs),
         "import cpu s": seconds(imported.importCpuMs),
         "records/s": Math.round(imported.records / (imported.importMs / 1000)),
-        "raw parse s": seconds(raw.rawMs),
-        "raw records/s": Math.round(raw.records / (raw.rawMs / 1000)),
-        "import/raw": (imported.importMs / raw.rawMs).toFixed(1),
-        "import peak RSS MB": Math.round(imported.peakRssMb),
-        "raw peak RSS MB": Math.round(raw.peakRssMb),
+        "ceiling s": seconds(raw.rawMs),
+        "ceiling records/s": Math.round(raw.records / (raw.rawMs / 1000)),
+        "import/ceiling": (imported.importMs / raw.rawMs).toFixed(1),
+        "peak RSS MB": Math.round(imported.peakRssMb),
+        "ceiling RSS MB": Math.round(raw.peakRssMb),
+        "peak WAL MB": mb(walPeak),
+        "peak staging MB": mb(stagingPeak),
+        "DB MB": mb(dbSize),
       });
       console.error(
-        `${name}: ${imported.status}, ${imported.records} records in ${seconds(imported.importMs)} s (raw parse ${seconds(raw.rawMs)} s)` +
+        `${name}: ${imported.status}, ${imported.records} records in ${seconds(imported.importMs)} s (ceiling ${seconds(raw.rawMs)} s), ` +
+          `peak RSS ${Math.round(imported.peakRssMb)} MB, peak WAL ${mb(walPeak)} MB, DB ${mb(dbSize)} MB` +
           (imported.error ? `: ${imported.error}` : ""),
       );
     }
@@ -192,8 +229,10 @@ if (values.raw) {
     records: totalRecords,
     "import s": seconds(totalImportMs),
     "records/s": Math.round(totalRecords / (totalImportMs / 1000)),
-    "raw parse s": seconds(totalRawMs),
-    "import/raw": (totalImportMs / totalRawMs).toFixed(1),
+    "ceiling s": seconds(totalRawMs),
+    "import/ceiling": (totalImportMs / totalRawMs).toFixed(1),
+    "peak WAL MB": mb(peakWal),
+    "DB MB": values.db ? mb(fileSize(dbPath)) : "",
   });
   console.log(`Mirror: ${mirrorDir}\nDatabase: ${values.db ? dbPath : "(temporary, deleted)"}; sources imported in sync order into it`);
   console.table(rows);

@@ -14,25 +14,32 @@ import { readBuildInfo, readClientAssets } from "../server/ssr/assets";
 import { loadBuiltRenderer } from "../server/ssr/load-renderer";
 import { cveHttp, cveQueryBreakdown } from "./cve-bench";
 import { compressionTable, gzipSize, latencyRow, measure, printTable } from "./http-bench";
-import { iocBenchClock, iocHttp, iocQueryBreakdown } from "./ioc-bench";
+import { iocBenchClock, iocDetailBreakdown, iocHttp, iocQueryBreakdown } from "./ioc-bench";
 import { ROUTE_JS_BUDGET_GZIP, routeBundles } from "./route-bundles";
 
 /**
- * `npm run bench [-- --db .bench/scaled.sqlite --runs 200]`
+ * `npm run bench [-- --db .bench/scaled.sqlite --runs 200 --queries-only]`
+ * `BENCH_DATABASE=/path/to/full-import.sqlite npm run bench`
  *
  * Measures what users wait for, on the production build (`npm run build`)
  * and a database made by bench/generate.ts (300,000 CVEs, 1,000,000
- * indicators): server-render time of every page (lists default and filtered,
- * detail pages, home), API latency for filter / sort / search combinations,
- * a 10,000-indicator bulk lookup, where the lists' time goes (row page,
- * count and chart statistics, cold and cached), and the bytes the browser
- * receives per route. Nothing here is asserted; it prints figures.
+ * indicators by default), or any database the pipeline built (--db, else
+ * BENCH_DATABASE): where the lists' time goes for every page query (row
+ * page by each plan, the plan the service picks, whether the plan walks an
+ * index or sorts / scans the table, count and chart statistics, cold and
+ * cached), the detail page's queries and their plans, then server-render
+ * time of every page (lists default and filtered, detail pages, home), API
+ * latency for filter / sort / search combinations, a 10,000-indicator bulk
+ * lookup, and the bytes the browser receives per route (skipped with
+ * --queries-only, which needs no build). Nothing here is asserted; it prints
+ * figures (tests/integration/ioc-radar/query-plans.test.ts asserts the plans).
  */
 const projectRoot = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
   options: {
-    db: { type: "string", default: resolve(projectRoot, ".bench/scaled.sqlite") },
+    db: { type: "string", default: process.env.BENCH_DATABASE || resolve(projectRoot, ".bench/scaled.sqlite") },
     runs: { type: "string", default: "200" },
+    "queries-only": { type: "boolean", default: false },
   },
 });
 const runs = Number(values.runs);
@@ -56,6 +63,12 @@ console.log(
 
 await cveQueryBreakdown(database.db);
 await iocQueryBreakdown(database.db, clock);
+await iocDetailBreakdown(database.db, values.db, clock);
+if (values["queries-only"]) {
+  await Promise.all([web.close(), extractPool.close()]);
+  await database.close();
+  process.exit(0);
+}
 
 const clientDir = resolve(projectRoot, "dist/client");
 const renderer = await loadBuiltRenderer(resolve(projectRoot, "dist/server"), { loadPage: loadPageOnServer, rootLoader: rootLoaderOnServer });
@@ -84,7 +97,7 @@ const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 const home = await measure("/", `${base}/`, runs);
 printTable("Home: server render, whole HTML response (ms)", [{ ...latencyRow("page")(home), "HTML bytes": home.bytes }]);
-await cveHttp(base, runs);
+await cveHttp(database.db, base, runs);
 await iocHttp(database.db, base, runs);
 
 /**

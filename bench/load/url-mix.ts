@@ -81,16 +81,23 @@ interface IocPicks {
   tag?: string;
   source?: string;
   ipv4?: string;
+  host?: string;
+  domain?: string;
 }
 
+/** The list's default order (server/ioc/list.ts ORDERINGS): the publishers' newest first, undated last. */
+const NEWEST = sql.raw("last_seen desc nulls last, id asc");
+
 async function iocPicks(db: Kysely<Database>): Promise<IocPicks> {
-  const [family, tag, source, ipv4] = await Promise.all([
+  const [family, tag, source, ipv4, host, domain] = await Promise.all([
     first(sql<{ v: string }>`select malware_family as v from indicators where malware_family is not null group by lower(malware_family) order by count(*) desc, v limit 1`.execute(db)),
-    first(sql<{ v: string }>`select tag as v from indicator_tags group by tag order by count(*) desc, tag limit 1`.execute(db)),
+    first(sql<{ v: string }>`select t.name as v from indicator_tags it join tags t on t.id = it.tag_id group by it.tag_id order by count(*) desc, v limit 1`.execute(db)),
     first(sql<{ v: string }>`select source as v from indicator_sightings group by source order by count(*) desc, source limit 1`.execute(db)),
-    first(sql<{ v: string }>`select value as v from indicators where type = 'ipv4' order by seen_at desc, id limit 1`.execute(db)),
+    first(sql<{ v: string }>`select value as v from indicators where type = 'ipv4' order by ${NEWEST} limit 1`.execute(db)),
+    first(sql<{ v: string }>`select host as v from indicators where host is not null group by host order by count(*) desc, v limit 1`.execute(db)),
+    first(sql<{ v: string }>`select domain as v from indicators where domain is not null group by domain order by count(*) desc, v limit 1`.execute(db)),
   ]);
-  return { family: family?.v, tag: tag?.v, source: source?.v, ipv4: ipv4?.v };
+  return { family: family?.v, tag: tag?.v, source: source?.v, ipv4: ipv4?.v, host: host?.v, domain: domain?.v };
 }
 
 /** IOC list views: the default order, each filter, the seen windows, free text, and every sort in both directions. */
@@ -101,6 +108,8 @@ function iocListViews(picks: IocPicks): string[] {
     picks.family ? query({ malware: picks.family }) : null,
     picks.tag ? query({ tag: picks.tag, seen: "30d" }) : null,
     picks.source ? query({ source: picks.source }) : null,
+    picks.host ? query({ host: picks.host }) : null,
+    picks.domain ? query({ domain: picks.domain }) : null,
     query({ seen: "24h" }),
     query({ seen: "7d" }),
     query({ seen: "90d" }),
@@ -113,39 +122,29 @@ function iocListViews(picks: IocPicks): string[] {
 }
 
 /**
- * Indicators whose detail pages do the most work: the URL host with the most
- * URLs on it (and the domain of that host), the registrable domain with the
- * most subdomains, the /24 with the most addresses. The host is cut out of
- * the URL in SQL, which is good enough to pick a heavy value.
+ * Indicators whose detail pages do the most work: the newest URL on the host
+ * with the most URLs (and that host's own domain indicator), the newest name
+ * under the registrable domain with the most names, and an address of the
+ * /24 with the most addresses. Hosts and domains are the relation keys the
+ * import stores (server/db/ioc-tables.ts).
  */
 async function heavyIndicators(db: Kysely<Database>): Promise<Array<{ type: string; value: string }>> {
   const host = await first(sql<{ host: string }>`
-    with rest as (select substr(value, instr(value, '://') + 3) as r from indicators where type = 'url'),
-         hostport as (select case when instr(r, '/') > 0 then substr(r, 1, instr(r, '/') - 1) else r end as hp from rest)
-    select case when instr(hp, ':') > 0 then substr(hp, 1, instr(hp, ':') - 1) else hp end as host
-    from hostport group by host order by count(*) desc, host limit 1`.execute(db));
+    select host from indicators where type = 'url' and host is not null group by host order by count(*) desc, host limit 1`.execute(db));
   const picks: Array<{ type: string; value: string } | undefined> = [];
   if (host) {
     picks.push(
       await first(sql<{ type: string; value: string }>`
-        select type, value from indicators where type = 'url' and (value >= ${`http://${host.host}/`} and value < ${`http://${host.host}0`}
-          or value >= ${`https://${host.host}/`} and value < ${`https://${host.host}0`})
-        order by seen_at desc, id limit 1`.execute(db)),
+        select type, value from indicators where host = ${host.host} and type = 'url' order by ${NEWEST} limit 1`.execute(db)),
       await first(sql<{ type: string; value: string }>`select type, value from indicators where type = 'domain' and value = ${host.host}`.execute(db)),
     );
   }
-  // The last two labels stand in for the registrable domain: enough to find one with many subdomains. SQLite has
-  // no "last index of": rtrim(v, <every character of v but '.'>) keeps v up to its last dot, so doing it twice
-  // leaves the labels before the last two, and what follows them is the parent.
   const parent = await first(sql<{ parent: string }>`
-    with labels as (select value, rtrim(value, replace(value, '.', '')) as head from indicators where type = 'domain')
-    select substr(value, length(rtrim(substr(head, 1, length(head) - 1), replace(substr(head, 1, length(head) - 1), '.', ''))) + 1) as parent
-    from labels group by parent order by count(*) desc, parent limit 1`.execute(db));
+    select domain as parent from indicators where type = 'domain' and domain is not null group by domain order by count(*) desc, domain limit 1`.execute(db));
   if (parent) {
     picks.push(
       await first(sql<{ type: string; value: string }>`
-        select type, value from indicators where type = 'domain' and value like ${`%.${parent.parent}`} and value != ${parent.parent}
-        order by seen_at desc, id limit 1`.execute(db)),
+        select type, value from indicators where domain = ${parent.parent} and type = 'domain' order by ${NEWEST} limit 1`.execute(db)),
     );
   }
   // Up to the last dot of an address is its /24 ("192.0.2."), with or without a port.
@@ -156,7 +155,7 @@ async function heavyIndicators(db: Kysely<Database>): Promise<Array<{ type: stri
     picks.push(
       await first(sql<{ type: string; value: string }>`
         select type, value from indicators where type in ('ipv4', 'ip:port') and value >= ${slash24.prefix} and value < ${`${slash24.prefix}:`}
-        order by seen_at desc, id limit 1`.execute(db)),
+        order by ${NEWEST} limit 1`.execute(db)),
     );
   }
   return picks.filter((pick) => pick !== undefined);
@@ -167,7 +166,7 @@ async function iocDetailValues(db: Kysely<Database>): Promise<Array<{ type: stri
   const types = await db.selectFrom("indicators").select("type").distinct().orderBy("type").execute();
   const newest = await Promise.all(
     types.map(({ type }) =>
-      db.selectFrom("indicators").select(["type", "value"]).where("type", "=", type).orderBy("seen_at", "desc").orderBy("id").limit(1).executeTakeFirstOrThrow(),
+      db.selectFrom("indicators").select(["type", "value"]).where("type", "=", type).orderBy(NEWEST).limit(1).executeTakeFirstOrThrow(),
     ),
   );
   const all = [...newest, ...(await heavyIndicators(db))];

@@ -1,0 +1,138 @@
+import { sql, type Kysely } from "kysely";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { explainQueryPlan, openRecordingDatabase, type PlanReading } from "../../../bench/query-plan";
+import type { Scan } from "../../../server/db/scan";
+import type { Database } from "../../../server/db/schema";
+import type { Extract } from "../../../server/ioc/extract-pool";
+import { queryIocDetail } from "../../../server/ioc/detail";
+import { INDICATOR_COLUMNS, orderedIndicators } from "../../../server/ioc/list";
+import { createIocService, type IocService } from "../../../server/ioc/service";
+import { parseIndicator } from "../../../shared/ioc/detect";
+import { IOC_SORT_KEYS, iocListParamsSchema } from "../../../shared/ioc-radar/list-params";
+import { parseQuery } from "../../../shared/query/params";
+import { SNAPSHOT_NOW } from "../setup/snapshot-database";
+
+/**
+ * The IOC radar's page queries read an index in the order they list, on the
+ * snapshot database: EXPLAIN QUERY PLAN shows an index and no temporary
+ * B-tree sorting the matches for the ORDER BY, so a page costs the same on a
+ * million indicators as on a thousand. A structural check of the plan, not a
+ * timing. `npm run bench` prints the same reading for a large database.
+ */
+const now = new Date(SNAPSHOT_NOW);
+let recording: ReturnType<typeof openRecordingDatabase>;
+let db: Kysely<Database>;
+let service: IocService;
+
+beforeAll(() => {
+  recording = openRecordingDatabase(inject("snapshotDatabase"));
+  db = recording.db;
+  // Only lookups extract; no query here does.
+  const extract: Extract = async () => {
+    throw new Error("not used");
+  };
+  service = createIocService(db, () => "query-plans", extract);
+});
+afterAll(() => recording?.close());
+
+async function mostCommon(column: "type" | "threat_type" | "malware_family" | "host" | "domain"): Promise<string> {
+  const { rows } = await sql<{ value: string }>`
+    select ${sql.ref(column)} as value from indicators where ${sql.ref(column)} is not null group by 1 order by count(*) desc limit 1`.execute(db);
+  expect(rows[0]).toBeDefined();
+  return rows[0]!.value;
+}
+
+async function listPlan(query: string, scan: Scan): Promise<PlanReading> {
+  const { params, problems } = parseQuery(iocListParamsSchema, new URLSearchParams(query));
+  expect(problems).toEqual([]);
+  const context = await service.filterContext(params);
+  return explainQueryPlan(db, orderedIndicators(db, params, now, context, scan).select(INDICATOR_COLUMNS).limit(25).compile());
+}
+
+/** Reads an index, sorts nothing for the ORDER BY, reads no indicator table whole. */
+function expectIndexOrder(reading: PlanReading): void {
+  const plan = reading.lines.join("\n");
+  expect(reading.usesIndex, plan).toBe(true);
+  expect(reading.sorts, plan).toEqual([]);
+  expect(reading.fullScans.filter((table) => table.startsWith("indicator")), plan).toEqual([]);
+}
+
+describe("IOC list: the page query walks an index in the listed order", () => {
+  const orders = ["", ...IOC_SORT_KEYS.flatMap((sort) => [`sort=${sort}`, `sort=${sort}&dir=asc`])];
+
+  it.each(orders)("order '%s', unfiltered, either way of finding the page", async (query) => {
+    for (const scan of ["gather", "walk"] as const) expectIndexOrder(await listPlan(query, scan));
+  });
+
+  /** Each filter, with a value common in the snapshot. */
+  const filters: Record<string, () => Promise<string>> = {
+    type: () => mostCommon("type"),
+    threat_type: () => mostCommon("threat_type"),
+    malware: () => mostCommon("malware_family"),
+    tag: async () => "phishing",
+    source: async () => "tweetfeed",
+    host: () => mostCommon("host"),
+    domain: () => mostCommon("domain"),
+    seen: async () => "30d",
+    q: async () => "login",
+  };
+
+  it.each(Object.keys(filters))("filter '%s', in the default order, walking the sort index", async (key) => {
+    const query = new URLSearchParams({ [key]: await filters[key]!() }).toString();
+    expectIndexOrder(await listPlan(query, "walk"));
+  });
+
+  it.each(["type=ipv4", "threat_type=botnet_cc", "malware=pikabot", "seen=30d"])(
+    "filter '%s' gathers its matches from an index that keeps the default order",
+    async (query) => expectIndexOrder(await listPlan(query, "gather")),
+  );
+});
+
+describe("IOC detail: related indicators by host and by domain", () => {
+  /** The plans of the detail page's queries on a relation key, for the value given. */
+  async function relationPlans(value: string): Promise<Array<{ sql: string; reading: PlanReading }>> {
+    const read = parseIndicator(value);
+    expect(read).not.toBeNull();
+    recording.take();
+    await queryIocDetail(db, read!, await service.matcher(), new Map(), now);
+    const related = recording.take().filter((query) => /"(host|domain)" = \?/.test(query.sql));
+    return Promise.all(related.map(async (query) => ({ sql: query.sql, reading: await explainQueryPlan(db, query) })));
+  }
+
+  it("a URL on a subdomain: the same host and the same registrable domain", async () => {
+    const url = await db
+      .selectFrom("indicators")
+      .select("value")
+      .where("type", "=", "url")
+      .where("domain", "is not", null)
+      .where(sql<boolean>`host != domain`)
+      .orderBy("id")
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    const plans = await relationPlans(url.value);
+    expect(plans.map((plan) => plan.sql.match(/"(host|domain)" = \?/)![1]).sort()).toEqual(["domain", "domain", "host", "host"]);
+    for (const { sql: text, reading } of plans) {
+      expect(reading.usesIndex, text).toBe(true);
+      expect(reading.sorts, `${text}\n${reading.lines.join("\n")}`).toEqual([]);
+      expect(reading.fullScans, `${text}\n${reading.lines.join("\n")}`).toEqual([]);
+    }
+  });
+
+  it("a registrable domain: the URLs on it as host and the names under it", async () => {
+    const { value } = await db
+      .selectFrom("indicators as d")
+      .select("d.value")
+      .where("d.type", "=", "domain")
+      .where(({ exists, selectFrom }) => exists(selectFrom("indicators as u").select("u.id").whereRef("u.domain", "=", "d.value").where("u.type", "=", "domain")))
+      .orderBy("d.id")
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    const plans = await relationPlans(value);
+    expect(plans.length).toBeGreaterThanOrEqual(4);
+    for (const { sql: text, reading } of plans) {
+      expect(reading.usesIndex, text).toBe(true);
+      expect(reading.sorts, `${text}\n${reading.lines.join("\n")}`).toEqual([]);
+      expect(reading.fullScans, `${text}\n${reading.lines.join("\n")}`).toEqual([]);
+    }
+  });
+});
