@@ -16,7 +16,8 @@ import { devClientAssets, readBuildInfo, readClientAssets } from "./ssr/assets";
 import { devRendererSource, loadBuiltRenderer } from "./ssr/load-renderer";
 import { pageRoutes } from "../shared/routes/page-routes";
 
-const DIST = resolve(import.meta.dirname, "../dist");
+// From the sources this file is server/index.ts; built, it is dist/server/index.js.
+const DIST = resolve(import.meta.dirname, /\.tsx?$/.test(import.meta.filename) ? "../dist" : "..");
 const rendererOptions = { loadPage: loadPageOnServer, rootLoader: rootLoaderOnServer };
 
 async function main(): Promise<void> {
