@@ -23,13 +23,15 @@ function buildInfo(): Plugin {
   };
 }
 
-/** The server's entry points: the process, its worker threads, its child process and the SSR renderer. */
+/** The server's entry points: the process, its worker threads, its child process, the SSR renderer and the backup command. */
 const SERVER_ENTRIES = {
   index: "server/index.ts",
   entry: "server/ssr/entry.tsx",
   "read-worker": "server/db/sqlite/read-worker.ts",
   "extract-worker": "server/ioc/extract-worker.ts",
   "import-process": "server/pipeline/import-process.ts",
+  // Compiled too, so a container or a service without the dev install can run `node dist/server/backup.js FILE`.
+  backup: "scripts/backup.ts",
 };
 
 export default defineConfig(({ isSsrBuild }) => ({
