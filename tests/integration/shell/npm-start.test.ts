@@ -9,7 +9,7 @@ import { freePort, waitForHealthy } from "../../helpers/server-process";
 // `npm start` builds into dist/, which other test files read while they run: it runs in a
 // copy of the project (sources copied, node_modules linked) so its build cannot disturb them.
 const copy = mkdtempSync(join(tmpdir(), "threat-radar-npm-start-"));
-for (const entry of ["server", "client", "shared", "public", "package.json", "vite.config.ts", "tsconfig.json"]) {
+for (const entry of ["server", "client", "shared", "public", "scripts", "package.json", "vite.config.ts", "tsconfig.json"]) {
   cpSync(join(PROJECT_ROOT, entry), join(copy, entry), { recursive: true });
 }
 symlinkSync(join(PROJECT_ROOT, "node_modules"), join(copy, "node_modules"));
@@ -68,7 +68,17 @@ describe("npm start", () => {
     npm.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
     const exited = new Promise<number | null>((resolve) => npm.on("exit", (code) => resolve(code)));
 
-    await waitForHealthy(`http://127.0.0.1:${port}`);
+    try {
+      // The build runs first: on a busy machine that takes a while, so the wait is longer than the helper's default.
+      // A failed build ends npm start: that ends the wait too.
+      await Promise.race([
+        waitForHealthy(`http://127.0.0.1:${port}`, 1_800),
+        exited.then((code) => Promise.reject(new Error(`npm start exited with ${code} before the server was healthy`))),
+      ]);
+    } catch (error) {
+      npm.kill("SIGKILL");
+      throw new Error(`${(error as Error).message}; npm start said:\n${output}`);
+    }
     // The shell npm runs the script in has exec'd node: node is npm's own child, and no tsx.
     const children = childrenOf(npm.pid!);
     expect(children).toHaveLength(1);
@@ -83,5 +93,5 @@ describe("npm start", () => {
     // Nothing started from the copy is left (the build's processes included).
     expect(processesIn(copy)).toEqual([]);
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
-  }, 120_000);
+  }, 300_000);
 });
