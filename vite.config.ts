@@ -23,11 +23,33 @@ function buildInfo(): Plugin {
   };
 }
 
+/** The server's entry points: the process, its worker threads, its child process, the SSR renderer and the backup command. */
+const SERVER_ENTRIES = {
+  index: "server/index.ts",
+  entry: "server/ssr/entry.tsx",
+  "read-worker": "server/db/sqlite/read-worker.ts",
+  "extract-worker": "server/ioc/extract-worker.ts",
+  "import-process": "server/pipeline/import-process.ts",
+  // Compiled too, so a container or a service without the dev install can run `node dist/server/backup.js FILE`.
+  backup: "scripts/backup.ts",
+};
+
 export default defineConfig(({ isSsrBuild }) => ({
   plugins: [react(), buildInfo()],
   publicDir: "public",
   build: isSsrBuild
-    ? { outDir: "dist/server", emptyOutDir: true, target: "node20" }
+    ? {
+        outDir: "dist/server",
+        emptyOutDir: true,
+        target: "node22",
+        rollupOptions: {
+          // Every entry point of the server, emitted flat as dist/server/<name>.js: the
+          // worker threads and the import process are found next to their caller by name
+          // (server/runtime/entry-file.ts), so chunks stay in the same folder too.
+          input: SERVER_ENTRIES,
+          output: { entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" },
+        },
+      }
     : {
         outDir: "dist/client",
         emptyOutDir: true,

@@ -22,6 +22,7 @@ import { responseCompression } from "./http/compression";
 import { buildRoutes } from "./http/builds";
 import { apiNotFound, errorHandler } from "./http/errors";
 import { healthRoutes } from "./http/health";
+import { createMetrics } from "./metrics/metrics";
 import { pageHandler } from "./http/pages";
 import { payloadHandler } from "./http/payload";
 import { apiRateLimit, pageRateLimit } from "./http/rate-limit";
@@ -105,9 +106,12 @@ export function createApp(deps: AppDependencies): Express {
     shed: shedHandler({ pages, payloads, logger }),
   });
 
+  const metrics = createMetrics({ db, pagePatterns: deps.routePatterns, access: { token: env.METRICS_TOKEN, allow: env.METRICS_ALLOW } });
+
   const app = express();
   app.disable("x-powered-by");
   app.set("trust proxy", trustProxySetting(env.TRUST_PROXY));
+  app.use(metrics.middleware);
   app.use(accessLog(logger));
   app.use(requestScope);
   if (deps.isShuttingDown) {
@@ -124,6 +128,7 @@ export function createApp(deps: AppDependencies): Express {
 
   // Health, build information and static files answer at once: they never wait in line.
   app.use(healthRoutes(db));
+  app.use(metrics.router);
   app.use(buildRoutes({ build: deps.build, routePatterns: deps.routePatterns }));
   if (deps.vite) {
     app.use(deps.vite.middlewares);

@@ -6,6 +6,7 @@ import { openSqliteDatabase } from "./db/connection";
 import { migrateToLatest } from "./db/migrate";
 import { openSqliteWebDatabase } from "./db/sqlite/web-database";
 import { createExtractPool } from "./ioc/extract-pool";
+import { listen, ListenError } from "./http/listen";
 import { createLogger } from "./logger";
 import { loadPipelineConfig, PipelineConfigError } from "./pipeline/config";
 import { recordCrashedImport } from "./pipeline/run";
@@ -16,14 +17,15 @@ import { devClientAssets, readBuildInfo, readClientAssets } from "./ssr/assets";
 import { devRendererSource, loadBuiltRenderer } from "./ssr/load-renderer";
 import { pageRoutes } from "../shared/routes/page-routes";
 
-const DIST = resolve(import.meta.dirname, "../dist");
+// From the sources this file is server/index.ts; built, it is dist/server/index.js.
+const DIST = resolve(import.meta.dirname, /\.tsx?$/.test(import.meta.filename) ? "../dist" : "..");
 const rendererOptions = { loadPage: loadPageOnServer, rootLoader: rootLoaderOnServer };
 
 async function main(): Promise<void> {
   const env = loadEnv();
   const pipelineConfig = loadPipelineConfig();
   const dev = process.argv.includes("--dev");
-  const logger = createLogger(env.LOG_LEVEL);
+  const logger = createLogger(env.LOG_LEVEL, env.LOG_FORMAT);
 
   const databasePath = resolve(env.DATABASE_PATH);
   const migrations = openSqliteDatabase(databasePath);
@@ -32,21 +34,6 @@ async function main(): Promise<void> {
   await migrations.close();
   const web = openSqliteWebDatabase({ path: databasePath, threads: env.DATABASE_READ_THREADS, queryTimeoutMs: env.QUERY_TIMEOUT_MS });
   const extractPool = createExtractPool();
-  // Imports run in a process of their own; the scheduler only reads the sources' state (and records a crash).
-  const scheduler = startScheduler({
-    db: web.db,
-    config: pipelineConfig,
-    logger,
-    runner: childProcessRunner({ databasePath, env: process.env, logger }),
-    recordCrash: async (source, message, at) => {
-      const writer = openSqliteDatabase(databasePath);
-      try {
-        await recordCrashedImport(writer.db, source, message, at);
-      } finally {
-        await writer.close();
-      }
-    },
-  });
   let shuttingDown = false;
   const common = {
     env,
@@ -86,8 +73,23 @@ async function main(): Promise<void> {
     });
   }
 
-  const server: Server = app.listen(env.PORT, env.HOST, () => {
-    logger.info({ port: env.PORT, host: env.HOST, dev }, `listening on http://${env.HOST}:${env.PORT}`);
+  const server: Server = await listen(app, env.PORT, env.HOST);
+  logger.info({ port: env.PORT, host: env.HOST, dev }, `listening on http://${env.HOST}:${env.PORT}`);
+  // Imports run in a process of their own; the scheduler only reads the sources' state (and records a crash).
+  // Started once the server listens: a server that cannot start must not leave an import running.
+  const scheduler = startScheduler({
+    db: web.db,
+    config: pipelineConfig,
+    logger,
+    runner: childProcessRunner({ databasePath, env: process.env, logger }),
+    recordCrash: async (source, message, at) => {
+      const writer = openSqliteDatabase(databasePath);
+      try {
+        await recordCrashedImport(writer.db, source, message, at);
+      } finally {
+        await writer.close();
+      }
+    },
   });
 
   const shutdown = (signal: string) => {
@@ -113,7 +115,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof PipelineConfigError) {
+  if (error instanceof ConfigError || error instanceof PipelineConfigError || error instanceof ListenError) {
     process.stderr.write(`${error.message}\n`);
   } else {
     process.stderr.write(`Threat Radar failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -18,12 +18,9 @@ export const BENCH_RATE_LIMITS = {
   RATE_LIMIT_LOOKUP_MAX: "1000000000",
 } as const;
 
-/**
- * How the production server is started. Change it here when the server gets
- * its compiled entry in dist/.
- */
+/** How the production server is started: node on its compiled entry, as `npm run serve` does. */
 export function productionServerCommand(): [string, ...string[]] {
-  return [process.execPath, "--import", "tsx", "server/index.ts"];
+  return [process.execPath, "dist/server/index.js"];
 }
 
 /** The build id the production build embeds in every page and payload URL; throws when there is no build. */

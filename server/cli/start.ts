@@ -8,12 +8,12 @@ const HELP = { help: { type: "boolean", short: "h" } } as const;
  * and check the environment it shares with the server. A bad flag or a bad
  * variable stops it with exit code 2 and the usage.
  */
-export function startCli<const T extends NonNullable<ParseArgsConfig["options"]>>(usage: string, options: T) {
+export function startCli<const T extends NonNullable<ParseArgsConfig["options"]>>(usage: string, options: T, { positionals = false } = {}) {
   const fail = (message: string): never => {
     console.error(`${message}\n\n${usage}`);
     process.exit(2);
   };
-  const config = { options: { ...options, ...HELP } };
+  const config = { options: { ...options, ...HELP }, allowPositionals: positionals };
   let parsed: ReturnType<typeof parseArgs<typeof config>>;
   try {
     parsed = parseArgs(config);
@@ -30,5 +30,5 @@ export function startCli<const T extends NonNullable<ParseArgsConfig["options"]>
   } catch (error) {
     return fail(error instanceof ConfigError ? error.message : String(error));
   }
-  return { values: parsed.values, env, fail };
+  return { values: parsed.values, positionals: parsed.positionals, env, fail };
 }

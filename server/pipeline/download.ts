@@ -3,6 +3,7 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { ofetch } from "ofetch";
+import { egressFetch } from "../runtime/egress";
 
 export interface Validators {
   etag: string | null;
@@ -27,6 +28,9 @@ export interface DownloadOptions {
   retryDelayMs?: number;
 }
 
+/** ofetch over the egress fetch, so downloads honour HTTPS_PROXY, HTTP_PROXY and NO_PROXY. */
+const egress = ofetch.create({}, { fetch: egressFetch });
+
 const USER_AGENT = "threat-radar/0.1 (self-hosted security-intelligence importer)";
 
 export class TruncatedDownloadError extends Error {
@@ -46,7 +50,7 @@ export async function downloadToFile(url: string, destination: string, options: 
   const baseDelay = options.retryDelayMs ?? 1_000;
   let attempt = 0;
 
-  const response = await ofetch.raw(url, {
+  const response = await egress.raw(url, {
     headers,
     signal: options.signal,
     responseType: "stream",

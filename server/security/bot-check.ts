@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { egressFetch } from "../runtime/egress";
 
 export interface BotCheckConfig {
   secret: string;
@@ -27,7 +28,7 @@ export async function verifyBotCheck(config: BotCheckConfig, token: string, acti
   if (remoteIp) body.set("remoteip", remoteIp);
   let answer: unknown;
   try {
-    const res = await fetch(config.verifyUrl, { method: "POST", body, signal: AbortSignal.timeout(VERIFY_TIMEOUT_MS) });
+    const res = await egressFetch(config.verifyUrl, { method: "POST", body, signal: AbortSignal.timeout(VERIFY_TIMEOUT_MS) });
     if (!res.ok) return { ok: false, reason: `the verification service answered HTTP ${res.status}` };
     answer = await res.json();
   } catch {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadEnv, toPublicConfig } from "../../../server/config/env";
+import { ConfigError, loadEnv, toPublicConfig, trustProxySetting } from "../../../server/config/env";
 
 describe("loadEnv", () => {
   it("gives every variable a working default", () => {
@@ -41,5 +41,43 @@ describe("toPublicConfig", () => {
   it("allows navigation to the old base URL's origin", () => {
     const config = toPublicConfig(loadEnv({ PUBLIC_OLD_BASE_URL: "https://old.example.org/start" }));
     expect(config.allowedExternalOrigins).toContain("https://old.example.org");
+  });
+});
+
+describe("loadEnv: numbers and lists an operator may mistype", () => {
+  it.each([
+    ["PORT", ""],
+    ["PORT", "0"],
+    ["PORT", " 8080"],
+    ["PORT", "1e3"],
+    ["SHUTDOWN_GRACE_MS", ""],
+    ["DATABASE_READ_THREADS", "two"],
+    ["RECAPTCHA_MIN_SCORE", ""],
+    ["TRUST_PROXY", "yes"],
+    ["TRUST_PROXY", ""],
+    ["TRUST_PROXY", "10.0.0.0/33"],
+    ["LOG_FORMAT", "colour"],
+    ["METRICS_ALLOW", "everyone"],
+    ["METRICS_TOKEN", "short"],
+  ])("rejects %s=%j by name", (name, value) => {
+    expect(() => loadEnv({ [name]: value })).toThrow(new RegExp(`^Invalid configuration:\\n  ${name}: `));
+  });
+
+  it.each([
+    ["true", true],
+    ["false", false],
+    ["2", 2],
+    ["loopback, 10.0.0.0/8, fd00::/8, 192.168.1.7", "loopback, 10.0.0.0/8, fd00::/8, 192.168.1.7"],
+    ["10.0.0.0/255.0.0.0", "10.0.0.0/255.0.0.0"],
+  ])("accepts TRUST_PROXY=%j as Express reads it", (value, setting) => {
+    expect(trustProxySetting(loadEnv({ TRUST_PROXY: value }).TRUST_PROXY)).toEqual(setting);
+  });
+
+  it("reads numbers written in digits, and METRICS_ALLOW as a list", () => {
+    const env = loadEnv({ PORT: "8080", RECAPTCHA_MIN_SCORE: "0.7", METRICS_ALLOW: "loopback, 203.0.113.0/24" });
+    expect(env.PORT).toBe(8080);
+    expect(env.RECAPTCHA_MIN_SCORE).toBe(0.7);
+    expect(env.METRICS_ALLOW).toEqual(["loopback", "203.0.113.0/24"]);
+    expect(loadEnv({ METRICS_ALLOW: "none" }).METRICS_ALLOW).toEqual([]);
   });
 });

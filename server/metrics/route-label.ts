@@ -1,0 +1,26 @@
+import type { Request } from "express";
+import { matchPath } from "react-router";
+import { PAYLOAD_FILE } from "../../shared/constants";
+
+/**
+ * The route a request matched, as a pattern ("/api/v1/cves/:id",
+ * "/cve-radar/:cve"), never the raw URL: a label per URL would grow the
+ * metrics without bound. Pages are matched by React Router rather than
+ * Express, so their pattern comes from the page route table.
+ */
+export function routeLabeller(pagePatterns: readonly string[]): (req: Request) => string {
+  // Static patterns before ones with parameters, as React Router ranks them.
+  const patterns = [...pagePatterns].sort((a, b) => (a.match(/:/g)?.length ?? 0) - (b.match(/:/g)?.length ?? 0));
+  const payloadSuffix = `/${PAYLOAD_FILE}`;
+  return (req) => {
+    if (req.route && typeof req.route.path === "string") return `${req.baseUrl}${req.route.path}`;
+    const path = new URL(req.originalUrl, "http://localhost").pathname;
+    const payload = path.endsWith(payloadSuffix);
+    const pagePath = payload ? path.slice(0, -payloadSuffix.length) || "/" : path;
+    const page = patterns.find((pattern) => matchPath({ path: pattern, end: true }, pagePath));
+    if (page) return payload ? `${page === "/" ? "" : page}${payloadSuffix}` : page;
+    if (path.startsWith("/assets/")) return "/assets/*";
+    if (path.startsWith("/api/")) return "/api/*";
+    return "other";
+  };
+}
