@@ -43,6 +43,18 @@ function filterKey(params: IocListParams, now: Date): string {
 }
 
 /**
+ * Whether a filter's own index (server/db/ioc-tables.ts: threat type or a
+ * single type, followed by the default order) yields its
+ * matches newest first: the page is then read straight off that index, and
+ * walking the sort index instead would step over every row the filter
+ * leaves out (undated matches sit at the far end of that walk).
+ */
+export function filterIndexKeepsOrder(params: IocListParams): boolean {
+  const defaultOrder = (params.sort ?? "last_seen") === "last_seen" && (params.dir ?? "desc") === "desc";
+  return defaultOrder && Boolean(params.threat_type || params.type?.length === 1);
+}
+
+/**
  * The IOC radar's queries. Counts, chart statistics, facets and the
  * warninglist matcher are cached per data version, like the CVE radar's; a
  * page of rows is read fresh. A "seen within" view is cached per hour of the
@@ -90,7 +102,7 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
       const count = (view: IocListParams) => cached(`count|${filterKey(view, now)}`, () => countIndicators(db, view, now, { dialect, families: context.families, threatTypes: context.threatTypes }));
       const [total, universe, lists, listed] = await Promise.all([count(params), count({}), matcher(), completeLists()]);
       const pageEnd = (params.page ?? 1) * (params.per_page ?? IOC_PAGE_SIZE_DEFAULT);
-      const scan = chooseScan({ matches: total, universe, pageEnd });
+      const scan = filterIndexKeepsOrder(params) ? "gather" : chooseScan({ matches: total, universe, pageEnd });
       const rows = await queryIndicatorRows(db, params, now, context, scan);
       return toListPage(params, await toListRows(db, rows, lists, listed, now), total);
     },
