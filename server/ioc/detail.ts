@@ -65,12 +65,19 @@ async function relatedGroups(db: Kysely<Database>, indicator: Indicator, selfId:
         db
           .selectFrom("indicators")
           .select(RELATED_COLUMNS)
+          // Names the partial index's condition, so the family index serves the query.
+          .where("indicators.malware_family", "is not", null)
           .where(sql`lower(indicators.malware_family)`, "=", key)
           .$if(selfId !== null, (qb) => qb.where("indicators.id", "!=", selfId ?? 0))
           .orderBy(sql`indicators.last_seen desc nulls last, indicators.id asc`)
           .limit(RELATED_LIMIT)
           .execute(),
-        db.selectFrom("indicators").select((eb) => eb.fn.countAll<number>().as("n")).where(sql`lower(indicators.malware_family)`, "=", key).executeTakeFirst(),
+        db
+          .selectFrom("indicators")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .where("indicators.malware_family", "is not", null)
+          .where(sql`lower(indicators.malware_family)`, "=", key)
+          .executeTakeFirst(),
       ]).then(([rows, count]) => ({
         relation: "malware",
         key: malware,

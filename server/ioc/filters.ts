@@ -23,14 +23,29 @@ export interface FilterContext {
   dialect: SqlDialect;
   families: string[];
   threatTypes: string[];
+  /**
+   * The family keys the malware filter stands for (the family and those it
+   * is an alias of), when resolved beforehand: one key is then an equality
+   * the family index answers in the default order.
+   */
+  malwareKeys?: readonly string[];
 }
 
 /** The family keys a malware filter or text matches: the family itself and the families it is an alias of. */
-function familyKeys(eb: IndicatorExpressions, name: string) {
+function familyKeys(eb: IndicatorExpressions, name: string, resolved: readonly string[] | undefined) {
   const key = name.toLowerCase();
-  return eb.or([
-    eb(sql`lower(indicators.malware_family)`, "=", key),
-    eb(sql`lower(indicators.malware_family)`, "in", eb.selectFrom("family_aliases").select("family_aliases.family_key").where(sql`lower(family_aliases.alias)`, "=", key)),
+  const family = sql`lower(indicators.malware_family)`;
+  return eb.and([
+    // Names the partial index's condition, so the family index serves the filter.
+    eb("indicators.malware_family", "is not", null),
+    resolved
+      ? resolved.length === 1
+        ? eb(family, "=", resolved[0]!)
+        : eb(family, "in", [...resolved])
+      : eb.or([
+          eb(family, "=", key),
+          eb(family, "in", eb.selectFrom("family_aliases").select("family_aliases.family_key").where(sql`lower(family_aliases.alias)`, "=", key)),
+        ]),
   ]);
 }
 
@@ -54,7 +69,7 @@ export function iocFilter(
   const column = (name: `indicators.${string}`) => (walkAlong && name !== walkAlong ? dialect.withoutIndex(name) : sql.ref(name));
   if (params.type && params.type.length > 0) conditions.push(eb(column("indicators.type"), "in", params.type));
   if (params.threat_type) conditions.push(eb(column("indicators.threat_type"), "=", params.threat_type));
-  if (params.malware) conditions.push(familyKeys(eb, params.malware));
+  if (params.malware) conditions.push(familyKeys(eb, params.malware, context.malwareKeys));
   if (params.tag) {
     const tag = params.tag;
     const tagged = eb

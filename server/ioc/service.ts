@@ -43,15 +43,16 @@ function filterKey(params: IocListParams, now: Date): string {
 }
 
 /**
- * Whether a filter's own index (server/db/ioc-tables.ts: threat type or a
- * single type, followed by the default order) yields its
+ * Whether a filter's own index (server/db/ioc-tables.ts: threat type, a
+ * single type or a family without aliases, followed by the default order) yields its
  * matches newest first: the page is then read straight off that index, and
  * walking the sort index instead would step over every row the filter
  * leaves out (undated matches sit at the far end of that walk).
  */
-export function filterIndexKeepsOrder(params: IocListParams): boolean {
+export function filterIndexKeepsOrder(params: IocListParams, context: FilterContext): boolean {
   const defaultOrder = (params.sort ?? "last_seen") === "last_seen" && (params.dir ?? "desc") === "desc";
-  return defaultOrder && Boolean(params.threat_type || params.type?.length === 1);
+  const oneFamily = Boolean(params.malware) && context.malwareKeys?.length === 1;
+  return defaultOrder && (Boolean(params.threat_type || params.type?.length === 1) || oneFamily);
 }
 
 /**
@@ -79,14 +80,29 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
       };
     });
 
+  /** The family keys a malware filter stands for: the family itself and the families it is an alias of. */
+  const malwareKeys = (name: string) =>
+    cached(`malware-keys|${name.toLowerCase()}`, async () => {
+      const key = name.toLowerCase();
+      const aliased = await db
+        .selectFrom("family_aliases")
+        .select("family_key")
+        .distinct()
+        .where(sql<string>`lower(alias)`, "=", key)
+        .execute();
+      return [...new Set([key, ...aliased.map((row) => row.family_key)])];
+    });
+
   const filterContext = async (params: IocListParams): Promise<FilterContext> => {
-    if (!params.q) return { dialect, families: [], threatTypes: [] };
+    const keys = params.malware ? { malwareKeys: await malwareKeys(params.malware) } : {};
+    if (!params.q) return { dialect, families: [], threatTypes: [], ...keys };
     const needle = params.q.toLowerCase();
     const { threatTypes, families } = await facets();
     return {
       dialect,
       families: families.filter((family) => family.includes(needle)),
       threatTypes: threatTypes.filter((threatType) => threatType.toLowerCase().includes(needle)),
+      ...keys,
     };
   };
 
@@ -99,10 +115,10 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
   return {
     async list(params, now) {
       const context = await filterContext(params);
-      const count = (view: IocListParams) => cached(`count|${filterKey(view, now)}`, () => countIndicators(db, view, now, { dialect, families: context.families, threatTypes: context.threatTypes }));
+      const count = (view: IocListParams) => cached(`count|${filterKey(view, now)}`, () => countIndicators(db, view, now, { ...context, malwareKeys: view.malware ? context.malwareKeys : undefined }));
       const [total, universe, lists, listed] = await Promise.all([count(params), count({}), matcher(), completeLists()]);
       const pageEnd = (params.page ?? 1) * (params.per_page ?? IOC_PAGE_SIZE_DEFAULT);
-      const scan = filterIndexKeepsOrder(params) ? "gather" : chooseScan({ matches: total, universe, pageEnd });
+      const scan = filterIndexKeepsOrder(params, context) ? "gather" : chooseScan({ matches: total, universe, pageEnd });
       const rows = await queryIndicatorRows(db, params, now, context, scan);
       return toListPage(params, await toListRows(db, rows, lists, listed, now), total);
     },
