@@ -53,7 +53,25 @@ export function cveFilter(eb: CveExpressions, params: CveListParams, dialect: Sq
     );
   }
   if (params.cwe) {
-    const weaknesses = eb.selectFrom("cve_cwes").select("cve_cwes.cve_id").where("cve_cwes.cwe_id", "=", params.cwe);
+    // KEV's CWEs stand in only where no other source names one, as on the CVE page (server/cve/detail.ts).
+    const weaknesses = eb
+      .selectFrom("cve_cwes")
+      .select("cve_cwes.cve_id")
+      .where("cve_cwes.cwe_id", "=", params.cwe)
+      .where((inner) =>
+        inner.or([
+          inner("cve_cwes.source", "<>", "cisa-kev"),
+          inner.not(
+            inner.exists(
+              inner
+                .selectFrom("cve_cwes as named")
+                .select("named.cve_id")
+                .whereRef("named.cve_id", "=", "cve_cwes.cve_id")
+                .where("named.source", "<>", "cisa-kev"),
+            ),
+          ),
+        ]),
+      );
     conditions.push(
       walkAlong ? eb.exists(weaknesses.whereRef("cve_cwes.cve_id", "=", "cves.id")) : eb("cves.id", "in", weaknesses),
     );

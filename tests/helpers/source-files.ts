@@ -109,7 +109,20 @@ export function cweCatalogueName(id: string): string | null {
     .replace(/&amp;/g, "&");
 }
 
-export function kevCatalogue(): Array<{ cveID: string; dateAdded: string; dueDate: string; knownRansomwareCampaignUse: string }> {
+/** One entry of CISA's KEV catalogue, as far as the tests read it. */
+export interface KevCatalogueEntry {
+  cveID: string;
+  vendorProject: string;
+  product: string;
+  vulnerabilityName: string;
+  shortDescription: string;
+  dateAdded: string;
+  dueDate: string;
+  knownRansomwareCampaignUse: string;
+  cwes?: string[];
+}
+
+export function kevCatalogue(): KevCatalogueEntry[] {
   return JSON.parse(readFileSync(join(DATA_DIR, "cisa-kev/known_exploited_vulnerabilities.json"), "utf8")).vulnerabilities;
 }
 
