@@ -15,7 +15,12 @@ const CWE_ID = /^CWE-\d+/;
  */
 function* badges(markdown: string): Generator<[label: string, message: string]> {
   for (let at = markdown.indexOf(BADGE_START); at >= 0; at = markdown.indexOf(BADGE_START, at + 1)) {
-    const end = markdown.indexOf(")", at + BADGE_START.length);
+    // The message may hold parentheses ("CWE-79 … ('Cross-site Scripting')"): the badge ends at the first ")" after its color.
+    const color = markdown.indexOf("&color=", at);
+    if (color < 0) return;
+    const next = markdown.indexOf(BADGE_START, at + 1);
+    if (next >= 0 && next < color) continue;
+    const end = markdown.indexOf(")", color);
     if (end < 0) return;
     const fields = new Map<string, string>();
     for (const pair of markdown.slice(at + BADGE_START.length, end).split("&")) {
@@ -24,7 +29,7 @@ function* badges(markdown: string): Generator<[label: string, message: string]> 
     }
     const label = fields.get("label");
     const message = fields.get("message");
-    if (label !== undefined && message !== undefined && fields.has("color")) yield [label, message];
+    if (label !== undefined && message !== undefined) yield [label, message];
   }
 }
 

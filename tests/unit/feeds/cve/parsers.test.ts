@@ -118,6 +118,22 @@ describe("KEV parser", () => {
 });
 
 describe("Trickest, CWE and NVD parsers", () => {
+  it("reads a Trickest badge whose message holds parentheses, as CWE names do", () => {
+    const md = [
+      "### [CVE-2024-0001](https://cve.mitre.org/cgi-bin/cvename.cgi?name=CVE-2024-0001)",
+      "![](https://img.shields.io/static/v1?label=Product&message=Widget%20(Pro)&color=blue)",
+      "![](https://img.shields.io/static/v1?label=Vulnerability&message=CWE-79%20Improper%20Neutralization%20(%27Cross-site%20Scripting%27)&color=brightgreen)",
+      "",
+      "#### Github",
+      "- https://github.com/someone/CVE-2024-0001",
+    ].join("\n");
+    const result = parseTrickestMarkdown("2024/CVE-2024-0001.md", md, "t:1");
+    expect(result.ok && result.record.products).toEqual(["Widget (Pro)"]);
+    expect(result.ok && result.record.weaknesses).toEqual([
+      { source: "trickest", cweId: "CWE-79", description: "CWE-79 Improper Neutralization ('Cross-site Scripting')" },
+    ]);
+  });
+
   it("reads Trickest badges and PoC lists", () => {
     const md = [
       "### [CVE-2024-3400](https://cve.mitre.org/cgi-bin/cvename.cgi?name=CVE-2024-3400)",
