@@ -15,6 +15,17 @@ export function formatPercent(probability: number, digits = 2): string {
   return `${(probability * 100).toFixed(digits)}%`;
 }
 
+/**
+ * A probability published with five decimals (EPSS scores and percentiles)
+ * as a percentage at that precision, so 0.99999 reads "99.999%" and never
+ * rounds up to 100%; at least two decimals ("50.00%").
+ */
+export function formatProbability(probability: number): string {
+  const thousandths = Math.round(probability * 100_000);
+  const text = (thousandths / 1000).toFixed(3);
+  return `${text.endsWith("0") ? text.slice(0, -1) : text}%`;
+}
+
 /** Signed change in percentage points, e.g. "+1.25 pp". */
 export function formatPointChange(change: number): string {
   const points = change * 100;
