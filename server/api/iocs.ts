@@ -123,7 +123,7 @@ export function iocRoutes({ db, iocs, now, logger, siteUrl, botCheck, rateLimit 
         for (const row of rows) {
           const input: StixIndicatorInput = {
             ...row,
-            sightings: (sightings.get(row.id) ?? []).map((s) => ({ source: s.source, firstSeen: s.firstSeen, lastSeen: s.lastSeen, reference: s.reference })),
+            sightings: (sightings.get(row.id) ?? []).map((s) => ({ source: s.source, variant: s.variant, firstSeen: s.firstSeen, lastSeen: s.lastSeen, reference: s.reference })),
           };
           for (const object of stixObjectsFor(input, generated, emitted)) {
             yield `${first ? "" : ","}${JSON.stringify(object)}`;

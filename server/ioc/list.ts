@@ -52,6 +52,8 @@ export type IndicatorRow = Pick<
 
 /** What a list row, the score and the exports need of each sighting. */
 export interface RowSighting extends ScoreSighting {
+  /** Which of a feed's statements about the value this is (server/pipeline/importers/indicators.ts). */
+  variant: number;
   tags: string | null;
   delistedAt: string | null;
   reference: string | null;
@@ -76,14 +78,16 @@ export async function sightingsOf(db: Kysely<Database>, ids: readonly number[]):
     const rows = await db
       .selectFrom("indicator_sightings as s")
       .leftJoin("sighting_references as r", "r.id", "s.reference_id")
-      .select(["s.indicator_id", "s.source", "s.confidence", "s.first_seen", "s.last_seen", "s.tags", "s.delisted_at", "r.url"])
+      .select(["s.indicator_id", "s.source", "s.variant", "s.confidence", "s.first_seen", "s.last_seen", "s.tags", "s.delisted_at", "r.url"])
       .where("s.indicator_id", "in", ids.slice(start, start + SIGHTING_BATCH))
       .orderBy("s.indicator_id")
       .orderBy("s.source")
+      .orderBy("s.variant")
       .execute();
     for (const row of rows) {
       const sighting: RowSighting = {
         source: row.source,
+        variant: Number(row.variant),
         confidence: row.confidence,
         firstSeen: row.first_seen,
         lastSeen: row.last_seen,

@@ -24,6 +24,8 @@ export const stixId = (type: string, name: string) => `${type}--${uuidv5(`${type
 
 export interface StixSightingInput {
   source: string;
+  /** Tells a feed's statements about one value apart (one sighting object each). */
+  variant: number;
   firstSeen: string | null;
   lastSeen: string | null;
   reference: string | null;
@@ -140,7 +142,7 @@ export function stixObjectsFor(input: StixIndicatorInput, fallbackTime: string, 
     objects.push({
       type: "sighting",
       spec_version: SPEC_VERSION,
-      id: stixId("sighting", `${input.type}|${input.value}|${sighting.source}`),
+      id: stixId("sighting", `${input.type}|${input.value}|${sighting.source}|${sighting.variant}`),
       created: stamp,
       modified: stamp,
       sighting_of_ref: indicatorId,

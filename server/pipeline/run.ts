@@ -234,7 +234,9 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
         if (same) unchanged.push(location);
         newFiles.set(location, { validators: newFiles.get(location)?.validators ?? null, contentHash: hash ?? storedFiles.get(location)?.content_hash ?? null });
       }
-      if (unchanged.length === options.locations.length && previous?.last_success_at) {
+      // Only when the last success read these same locations: after a run from elsewhere, the data is that run's.
+      const sameLocations = previous?.location_key === locationKey(options.locations);
+      if (unchanged.length === options.locations.length && previous?.last_success_at && sameLocations) {
         await recordRun(db, source, { last_run_at: now.toISOString(), status: "not-modified", last_error: null, last_error_detail: null, last_error_at: null, consecutive_failures: 0, next_attempt_at: null });
         const durationMs = Math.round(performance.now() - started);
         log.info({ durationMs }, "import skipped: every file is the one last imported");

@@ -64,7 +64,7 @@ describe("IOC exports", () => {
 
   it("STIX 2.1: hashes, URLs and domains validate too", async () => {
     const validate = stixBundleValidator();
-    for (const query of ["source=malwarebazaar", "source=tweetfeed&type=url,domain&q=triapfog", "source=tweetfeed&type=sha256&q=0000", "source=signature-base&type=domain,sha1&q=up"]) {
+    for (const query of ["source=malwarebazaar", "source=tweetfeed&type=url,domain&q=triapfog", "source=tweetfeed&type=sha256&q=0000", "source=signature-base&type=domain,sha1&q=upd"]) {
       const bundle = JSON.parse((await text(`/api/v1/iocs/export.stix.json?${query}`).expect(200)).body as string);
       expect(bundle.objects.length, query).toBeGreaterThan(0);
       expect(validate(bundle), `${query}: ${JSON.stringify(validate.errors?.slice(0, 5))}`).toBe(true);

@@ -97,11 +97,11 @@ describe("npm run sync", () => {
     expect(Number(rows[0]!.seconds)).toBeGreaterThan(0);
   });
 
-  it("a second run adds nothing", () => {
+  it("a second run skips the unchanged file and adds nothing", () => {
     const run = cli("sync", ["--mirror", snapshotDir, "--source", "cisa-kev", "--db", path()], { LOG_LEVEL: "silent" });
     expect(run.status, run.stderr).toBe(0);
     expect(table(run.stdout)).toEqual([
-      expect.objectContaining({ source: "cisa-kev", status: "ok", added: "0", updated: "0", unchanged: "1404", rejected: "0" }),
+      expect.objectContaining({ source: "cisa-kev", status: "not-modified", added: "0", updated: "0", unchanged: "0", rejected: "0" }),
     ]);
   });
 

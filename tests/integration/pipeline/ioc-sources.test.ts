@@ -131,7 +131,12 @@ describe("signature-base", () => {
     // 986 × 32, 893 × 40, 1,174 × 64 in hash-iocs.txt, and 1,773 in c2-iocs.txt.
     expect(byType).toEqual({ md5: 986, sha1: 893, sha256: 1_174, domain: 1_655, ipv4: 118 });
     // A value listed under two campaigns keeps both statements.
-    const sightings = await count("indicator_sightings");
+    const row = await db.db
+      .selectFrom("indicator_sightings")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("source", "=", "signature-base")
+      .executeTakeFirstOrThrow();
+    const sightings = Number(row.n);
     expect(outcome?.recordCount).toBe(sightings);
     expect(sightings).toBeGreaterThan(Object.values(byType).reduce((a, b) => a + b, 0));
   });

@@ -196,7 +196,7 @@ describe("cvelistV5 layout and NVD pages", () => {
 });
 
 describe("IOC feeds", () => {
-  it("stores Feodo Tracker and MalwareBazaar sightings and re-reads them as unchanged", async () => {
+  it("stores Feodo Tracker and MalwareBazaar sightings and skips the unchanged file next time", async () => {
     const env = {
       SOURCE_FEODOTRACKER_URL: snapshot("abusech", "feodotracker_ipblocklist_2024-04-04.csv"),
       SOURCE_MALWAREBAZAAR_URL: snapshot("abusech", "malwarebazaar_recent_md5_2023-11-23.txt"),
@@ -219,7 +219,9 @@ describe("IOC feeds", () => {
     expect(ip.source).toBe("feodotracker");
 
     const again = await sync("feodotracker", env);
-    expect(again.counts).toEqual({ added: 0, updated: 0, unchanged: 28, rejected: 0, removed: 0 });
+    expect(again.status).toBe("not-modified");
+    expect(again.counts).toEqual({ added: 0, updated: 0, unchanged: 0, rejected: 0, removed: 0 });
+    expect(await count("indicator_sightings")).toBe(28 + 507);
   });
 });
 

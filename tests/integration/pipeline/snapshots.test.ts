@@ -88,6 +88,7 @@ describe("importing the real snapshots", () => {
     const states = await db.db
       .selectFrom("cves")
       .select(["state", (eb) => eb.fn.countAll().as("n")])
+      .where("has_record", "=", 1)
       .groupBy("state")
       .execute();
     expect(Object.fromEntries(states.map((s) => [s.state, Number(s.n)]))).toEqual({ PUBLISHED: 62_717, REJECTED: 145 });

@@ -14,8 +14,8 @@ const base: StixIndicatorInput = {
   tags: ["pikabot"],
   confidence: 90,
   sightings: [
-    { source: "feodotracker", firstSeen: "2023-05-23T17:51:44.000Z", lastSeen: "2024-04-01T00:00:00.000Z", reference: null },
-    { source: "tweetfeed", firstSeen: "2024-03-01T10:00:00Z", lastSeen: null, reference: "https://twitter.com/x/status/1" },
+    { source: "feodotracker", variant: 1, firstSeen: "2023-05-23T17:51:44.000Z", lastSeen: "2024-04-01T00:00:00.000Z", reference: null },
+    { source: "tweetfeed", variant: 1, firstSeen: "2024-03-01T10:00:00Z", lastSeen: null, reference: "https://twitter.com/x/status/1" },
   ],
 };
 
