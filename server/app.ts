@@ -63,7 +63,9 @@ export interface AppDependencies {
 
 /** Builds the Express application. It never listens: server/index.ts does, and tests use it directly. */
 export function createApp(deps: AppDependencies): Express {
-  const { env, db, logger, dataVersion } = deps;
+  const { env, logger, dataVersion } = deps;
+  const metrics = createMetrics({ db: deps.db, pagePatterns: deps.routePatterns, access: { token: env.METRICS_TOKEN, allow: env.METRICS_ALLOW } });
+  const db = deps.db.withPlugin(metrics.queryTimer);
   const publicConfig = toPublicConfig(env);
   const boot = { config: publicConfig, build: deps.build };
   const now = deps.now ?? (() => new Date());
@@ -90,6 +92,7 @@ export function createApp(deps: AppDependencies): Express {
     abortAfterMs: env.SSR_ABORT_MS,
     logger,
     cache: pageCache ? { store: pageCache, scope: cacheScope } : undefined,
+    observeRender: metrics.observeRender,
     devHead: deps.vite ? viteDevHead(deps.vite) : undefined,
   });
   const payloads = payloadHandler({
@@ -105,8 +108,6 @@ export function createApp(deps: AppDependencies): Express {
     maxQueue: env.SERVE_QUEUE_MAX,
     shed: shedHandler({ pages, payloads, logger }),
   });
-
-  const metrics = createMetrics({ db, pagePatterns: deps.routePatterns, access: { token: env.METRICS_TOKEN, allow: env.METRICS_ALLOW } });
 
   const app = express();
   app.disable("x-powered-by");

@@ -28,6 +28,8 @@ export interface PageHandlerOptions {
   cache?: ResponseCache;
   /** Vite's dev preamble for <head>, given the request's URL and nonce. */
   devHead?: (url: string, nonce: string) => Promise<string>;
+  /** Told how long each render took, from its start to the end of its stream. */
+  observeRender?: (seconds: number, outcome: "ok" | "error" | "aborted") => void;
 }
 
 const FALLBACK_ERROR_HTML =
@@ -90,12 +92,14 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
       let renderFailed = false;
       // Why the render stopped early: our own time limit (worth an error line) or a client that left (not).
       let aborted: "timeout" | "client-gone" | null = null;
+      const renderStarted = process.hrtime.bigint();
       const body = new Transform({
         transform: (chunk: Buffer | string, _encoding, done) => {
           if (cacheable) written.push(chunk.toString());
           done(null, chunk);
         },
         flush: (done) => {
+          options.observeRender?.(Number(process.hrtime.bigint() - renderStarted) / 1e9, aborted !== null ? "aborted" : renderFailed ? "error" : "ok");
           if (cacheable && !renderFailed && aborted === null) {
             written.push(DOCUMENT_TAIL);
             options.cache?.store.set(key, { status: context.statusCode, contentType: HTML, text: written.join("") }, nonce);

@@ -1,8 +1,9 @@
 import { Router, type RequestHandler } from "express";
-import type { Kysely } from "kysely";
+import type { Kysely, KyselyPlugin } from "kysely";
 import { collectDefaultMetrics, Counter, Histogram, Registry } from "prom-client";
 import type { Database } from "../db/schema";
 import { mayReadMetrics, type MetricsAccess } from "./access";
+import { queryTimer } from "./query-timer";
 import { routeLabeller } from "./route-label";
 import { registerSourceMetrics } from "./sources";
 
@@ -12,6 +13,10 @@ export interface Metrics {
   middleware: RequestHandler;
   /** GET /metrics in the Prometheus text format. */
   router: Router;
+  /** Times the queries of the database it is plugged into (`db.withPlugin`). */
+  queryTimer: KyselyPlugin;
+  /** Records how long a server render took, from its start to the end of its stream. */
+  observeRender(seconds: number, outcome: "ok" | "error" | "aborted"): void;
 }
 
 export interface MetricsOptions {
@@ -52,6 +57,20 @@ export function createMetrics({ db, pagePatterns, access }: MetricsOptions): Met
     labelNames: ["route"],
     registers: [registry],
   });
+  const queries = new Histogram({
+    name: "threat_radar_db_query_duration_seconds",
+    help: "Time of each database query the web process ran, by statement kind.",
+    labelNames: ["statement"],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  });
+  const renders = new Histogram({
+    name: "threat_radar_ssr_render_duration_seconds",
+    help: "Time of each server render, from its start to the end of its stream, by outcome (cached pages are not rendered).",
+    labelNames: ["outcome"],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
   const label = routeLabeller(pagePatterns);
 
   const middleware: RequestHandler = (req, res, next) => {
@@ -80,5 +99,11 @@ export function createMetrics({ db, pagePatterns, access }: MetricsOptions): Met
       next(error);
     }
   });
-  return { registry, middleware, router };
+  return {
+    registry,
+    middleware,
+    router,
+    queryTimer: queryTimer((seconds, statement) => queries.observe({ statement }, seconds)),
+    observeRender: (seconds, outcome) => renders.observe({ outcome }, seconds),
+  };
 }

@@ -47,6 +47,16 @@ describe("GET /metrics", () => {
     expect(text).not.toContain("CVE-2024-99999");
   });
 
+  it("times the database's queries and the server's renders", async () => {
+    const before = (await request(t.app).get("/metrics").expect(200)).text;
+    const queriesBefore = sample(before, 'threat_radar_db_query_duration_seconds_count{statement="select"}') ?? 0;
+    const rendersBefore = sample(before, 'threat_radar_ssr_render_duration_seconds_count{outcome="ok"}') ?? 0;
+    await request(t.app).get("/cve-radar?q=timing").expect(200);
+    const after = (await request(t.app).get("/metrics").expect(200)).text;
+    expect(sample(after, 'threat_radar_db_query_duration_seconds_count{statement="select"}')).toBeGreaterThan(queriesBefore);
+    expect(sample(after, 'threat_radar_ssr_render_duration_seconds_count{outcome="ok"}')).toBe(rendersBefore + 1);
+  });
+
   it("counts requests refused by a rate limit (under the API's catch-all pattern: the limit answers before any route matches)", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < 5; i++) statuses.push((await request(t.app).get("/api/v1/sources")).status);
