@@ -24,6 +24,7 @@ const SORT_COLUMNS = {
 export const LIST_COLUMNS = [
   "cves.id",
   "cves.state",
+  "cves.has_record",
   "cves.title",
   "cves.description",
   "cves.vendor",
@@ -47,7 +48,7 @@ export const LIST_COLUMNS = [
 
 type ListColumns = Pick<
   Selectable<CvesTable>,
-  | "id" | "state" | "title" | "description" | "vendor" | "product" | "cvss_score" | "cvss_severity" | "cvss_version"
+  | "id" | "state" | "has_record" | "title" | "description" | "vendor" | "product" | "cvss_score" | "cvss_severity" | "cvss_version"
   | "cvss_source" | "epss" | "epss_percentile" | "epss_7d_ago" | "kev" | "kev_date_added" | "kev_due_date"
   | "kev_ransomware" | "exploit_count" | "date_published" | "date_updated" | "priority_score"
 >;
@@ -61,6 +62,7 @@ export function toListRow(row: ListColumns): CveListRow {
   return {
     id: row.id,
     state: row.state,
+    hasRecord: row.has_record === 1,
     title: row.title?.trim() || firstLine(row.description),
     vendor: row.vendor,
     product: row.product,

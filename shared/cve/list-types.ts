@@ -4,6 +4,8 @@ import type { CveListParams, CveSortKey } from "./list-params";
 export interface CveListRow {
   id: string;
   state: string;
+  /** False while only KEV, EPSS or Trickest know the id: no CVE record has been imported yet. */
+  hasRecord: boolean;
   title: string;
   vendor: string | null;
   product: string | null;
