@@ -10,6 +10,7 @@ import type { IocActivityWindow, IocDetailData, IocSightingView, RelatedGroup, R
 import { scoreIndicator } from "../../shared/scoring/ioc-score";
 import type { Database } from "../db/schema";
 import { asIndicator, parseStringList } from "./list";
+import { slashTwin } from "../../shared/ioc/url";
 
 /** Related indicators shown per relation; the page links to the full list. */
 export const RELATED_LIMIT = 10;
@@ -157,6 +158,14 @@ export async function queryIocDetail(
   const find = (indicator: Indicator) => db.selectFrom("indicators").selectAll().where("value", "=", indicator.value).where("type", "=", indicator.type).executeTakeFirst();
   let indicator = read.indicator;
   let row = await find(indicator);
+  const twin = indicator.type === "url" ? slashTwin(indicator.value) : null;
+  if (!row && twin) {
+    const twinRow = await find({ type: "url", value: twin });
+    if (twinRow) {
+      indicator = { type: "url", value: twin };
+      row = twinRow;
+    }
+  }
   if (!row && read.address) {
     const address = await find(read.address);
     if (address) {

@@ -3,6 +3,7 @@ import { parseIndicator } from "../../shared/ioc/detect";
 import { SEEN_WINDOWS, type IocListParams } from "../../shared/ioc-radar/list-params";
 import { VALUE_SEARCH_MIN_LENGTH, type SqlDialect } from "../db/dialect";
 import type { Database } from "../db/schema";
+import { slashTwin } from "../../shared/ioc/url";
 
 type IndicatorExpressions = ExpressionBuilder<Database, "indicators">;
 
@@ -96,7 +97,8 @@ export function iocFilter(
     const read = parseIndicator(params.q);
     if (read) {
       // An ip:port as written also finds the address a feed listed with that port.
-      const values = [read.indicator.value, ...(read.address ? [read.address.value] : [])];
+      const twin = read.indicator.type === "url" ? slashTwin(read.indicator.value) : null;
+      const values = [read.indicator.value, ...(twin ? [twin] : []), ...(read.address ? [read.address.value] : [])];
       conditions.push(eb("indicators.value", "in", values));
     } else {
       const alternatives: Array<Expression<SqlBool>> = [];

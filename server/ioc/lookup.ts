@@ -7,6 +7,7 @@ import { LOOKUP_MAX_INDICATORS, type LookupResponse, type LookupResult, type Loo
 import { scoreIndicator } from "../../shared/scoring/ioc-score";
 import type { Database } from "../db/schema";
 import { sightingsOf } from "./list";
+import { slashTwin } from "../../shared/ioc/url";
 
 const VALUE_BATCH = 500;
 /** Results classified between two turns of the event loop. */
@@ -36,7 +37,11 @@ export async function lookupIndicators(db: Kysely<Database>, found: FoundIndicat
   // An ip:port or a scheme-less host/path as written is also looked up as the
   // bare host some feeds file it under (see Found.address).
   const addressOf = (item: FoundIndicators[number]) => item.address;
-  const values = [...new Set(found.flatMap((item) => [item.value, ...(addressOf(item) ? [addressOf(item)!.value] : [])]))];
+  // A URL is also looked up with its path's trailing slash toggled ("…/gate" and "…/gate/").
+  const twinOf = (item: FoundIndicators[number]) => (item.type === "url" ? slashTwin(item.value) : null);
+  const values = [
+    ...new Set(found.flatMap((item) => [item.value, ...(twinOf(item) ? [twinOf(item)!] : []), ...(addressOf(item) ? [addressOf(item)!.value] : [])])),
+  ];
   for (let start = 0; start < values.length; start += VALUE_BATCH) {
     const rows = await db
       .selectFrom("indicators")
@@ -54,7 +59,8 @@ export async function lookupIndicators(db: Kysely<Database>, found: FoundIndicat
     // Ten thousand warninglist matches take a while: let other requests through meanwhile.
     if (index > 0 && index % CLASSIFY_BATCH === 0) await nextTurn();
     const address = addressOf(item);
-    const own = known.get(`${item.type} ${item.value}`);
+    const twin = twinOf(item);
+    const own = known.get(`${item.type} ${item.value}`) ?? (twin ? known.get(`url ${twin}`) : undefined);
     const record = own ?? (address ? known.get(`${address.type} ${address.value}`) : undefined);
     // A URL known only by its host links to the host's page: the URL's own page would say "not seen".
     const linked = own === undefined && record !== undefined && item.type === "url" && address ? address : item;

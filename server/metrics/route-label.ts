@@ -14,7 +14,8 @@ export function routeLabeller(pagePatterns: readonly string[]): (req: Request) =
   const payloadSuffix = `/${PAYLOAD_FILE}`;
   return (req) => {
     if (req.route && typeof req.route.path === "string") return `${req.baseUrl}${req.route.path}`;
-    const path = new URL(req.originalUrl, "http://localhost").pathname;
+    // The raw path, not parsed as a URL: "//" and other odd paths must label, never throw.
+    const path = req.originalUrl.split("?", 1)[0] || "/";
     const payload = path.endsWith(payloadSuffix);
     const pagePath = payload ? path.slice(0, -payloadSuffix.length) || "/" : path;
     const page = patterns.find((pattern) => matchPath({ path: pattern, end: true }, pagePath));

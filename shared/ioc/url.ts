@@ -119,3 +119,15 @@ export function normalizeUrl(text: string): string | null {
   const parts = parseUrl(text);
   return parts === null ? null : formatUrl(parts);
 }
+
+/**
+ * The same canonical URL with its path's trailing slash toggled, when it has
+ * a path beyond "/" and no query: feeds and analysts write "…/gate/" and
+ * "…/gate" for one resource, so a lookup of either finds what a feed stored.
+ */
+export function slashTwin(url: string): string | null {
+  const parts = parseUrl(url);
+  if (parts === null || parts.rest === "/" || parts.rest.includes("?")) return null;
+  const rest = parts.rest.endsWith("/") ? parts.rest.slice(0, -1) : `${parts.rest}/`;
+  return formatUrl({ ...parts, rest });
+}

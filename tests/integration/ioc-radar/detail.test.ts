@@ -62,6 +62,28 @@ describe("IOC detail", () => {
     expect(html).toContain("Last 90 days:");
   });
 
+  it("a URL asked for with or without its path's trailing slash leads to the one a feed stored, in detail, search and lookup", async () => {
+    const stored = await t.database.db
+      .selectFrom("indicators")
+      .select("value")
+      .where("type", "=", "url")
+      .where("value", "like", "http%://%/%_/")
+      .where("value", "not like", "%?%")
+      .orderBy("id")
+      .executeTakeFirstOrThrow();
+    const asked = stored.value.slice(0, -1);
+    const exact = await t.database.db.selectFrom("indicators").select("id").where("value", "=", asked).executeTakeFirst();
+    expect(exact).toBeUndefined();
+    const { body } = await request(t.app).get(`/api/v1/iocs/${encodeURIComponent(asked)}`).expect(200);
+    expect(body.known).toBe(true);
+    expect(body.value).toBe(stored.value);
+    expect(body.requested).toEqual({ value: asked, port: null });
+    const search = (await request(t.app).get(`/api/v1/iocs?q=${encodeURIComponent(asked)}`).expect(200)).body;
+    expect(search.rows.map((row: { value: string }) => row.value)).toContain(stored.value);
+    const lookup = (await request(t.app).post("/api/v1/iocs/lookup").send({ text: asked }).expect(200)).body;
+    expect(lookup.results[0]).toMatchObject({ verdict: "known" });
+  });
+
   it("a sha256 or md5 seen by MalwareBazaar and TweetFeed shows both", async () => {
     const row = await firstWith("source=malwarebazaar&q=&sort=sources", (r) => r.sources.length > 1);
     const { body } = await request(t.app).get(`/api/v1/iocs/${row.value}`).expect(200);

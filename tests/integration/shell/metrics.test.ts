@@ -47,6 +47,17 @@ describe("GET /metrics", () => {
     expect(text).not.toContain("CVE-2024-99999");
   });
 
+  it("times odd paths ('//', '///', undecodable '%') like any other, without failing", async () => {
+    const notFound = (text: string) =>
+      text
+        .split("\n")
+        .filter((row) => row.startsWith('http_request_duration_seconds_count{method="GET"') && row.includes('status="4xx"'))
+        .reduce((sum, row) => sum + Number(row.slice(row.lastIndexOf(" ") + 1)), 0);
+    const before = notFound((await request(t.app).get("/metrics").expect(200)).text);
+    for (const path of ["//", "///", "/%%%"]) await request(t.app).get(path).expect(404);
+    expect(notFound((await request(t.app).get("/metrics").expect(200)).text)).toBe(before + 3);
+  });
+
   it("times the database's queries and the server's renders", async () => {
     const before = (await request(t.app).get("/metrics").expect(200)).text;
     const queriesBefore = sample(before, 'threat_radar_db_query_duration_seconds_count{statement="select"}') ?? 0;

@@ -1,0 +1,19 @@
+import { describe, expect, it } from "vitest";
+import { slashTwin } from "../../../shared/ioc/url";
+
+describe("slashTwin: one resource written with and without its path's trailing slash", () => {
+  it.each([
+    ["http://evil.example/gate/", "http://evil.example/gate"],
+    ["http://evil.example/gate", "http://evil.example/gate/"],
+    ["https://evil.example:8443/a/b/", "https://evil.example:8443/a/b"],
+  ])("%s ↔ %s", (url, twin) => {
+    expect(slashTwin(url)).toBe(twin);
+    expect(slashTwin(twin)).toBe(url);
+  });
+
+  it("has none for a bare host, a query, or what is not a URL", () => {
+    expect(slashTwin("http://evil.example/")).toBeNull();
+    expect(slashTwin("http://evil.example/gate.php?id=1")).toBeNull();
+    expect(slashTwin("evil.example")).toBeNull();
+  });
+});
