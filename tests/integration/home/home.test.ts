@@ -1,9 +1,13 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { createReadStream, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { parseMispFeedTar } from "../../../server/feeds/ioc/misp";
+import { parseStixBundle } from "../../../server/feeds/ioc/stix";
+import { parseTweetFeedCsv } from "../../../server/feeds/ioc/tweetfeed";
+import type { FeedRecordResult } from "../../../server/feeds/ioc/common";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import { syncSource } from "../../../server/pipeline/sync";
 import { formatCount } from "../../../shared/util/format";
@@ -11,12 +15,39 @@ import { kevCatalogue, rawCveRecords, utcTimestamp } from "../../helpers/source-
 import { DATA_DIR } from "../../helpers/paths";
 import { createTestApp, type TestApp } from "../../helpers/test-app";
 import { SNAPSHOT_NOW } from "../setup/snapshot-database";
+import { feodoEntries } from "../ioc-radar/source-counts";
 import { summarizeSnapshot } from "../cve-radar/source-truth";
 
 /** The home page: figures that agree with the data, and no zeros passed off as facts before an import. */
 
 const textOf = (html: string) => html.replaceAll("<!-- -->", "");
 const figure = (html: string, label: string) => new RegExp(`<dt>${label}</dt><dd>(.*?)</dd>`).exec(html)?.[1] ?? "";
+
+/**
+ * Indicators whose newest publisher time (last seen, else first seen, over
+ * every dated feed of the snapshot import) falls in the 24 h before `now`,
+ * read from the feed files. MalwareBazaar and signature-base date nothing,
+ * so they never count, and a value seen again after `now` is not "seen in
+ * the last 24 h" on that clock.
+ */
+async function seenInLastDay(now: number): Promise<number> {
+  const tweetfeed = (name: string) => createReadStream(join(DATA_DIR, "tweetfeed", name));
+  const feeds: Array<AsyncIterable<FeedRecordResult>> = [
+    ...["tweetfeed_daily_2024.csv.gz", "tweetfeed_daily_2025.csv.gz", "tweetfeed_daily_2026.csv.gz"].map((name) => parseTweetFeedCsv(tweetfeed(name))),
+    parseMispFeedTar(tweetfeed("tweetfeed_misp_feed.tar.gz"), { source: "tweetfeed" }),
+    parseStixBundle(tweetfeed("tweetfeed_stix21_week.json.gz"), { source: "tweetfeed" }),
+  ];
+  const newest = new Map<string, number>();
+  const note = (key: string, time: string | null) => {
+    const at = time ? Date.parse(time) : Number.NaN;
+    if (!Number.isNaN(at) && at > (newest.get(key) ?? -Infinity)) newest.set(key, at);
+  };
+  for (const feed of feeds) {
+    for await (const result of feed) if (result.ok) note(`${result.record.indicator.type} ${result.record.indicator.value}`, result.record.lastSeen ?? result.record.firstSeen);
+  }
+  for (const entry of feodoEntries()) note(`ipv4 ${entry.ip}`, entry.lastOnline ? `${entry.lastOnline}T00:00:00Z` : null);
+  return [...newest.values()].filter((at) => at >= now - 86_400_000 && at <= now).length;
+}
 
 describe("home page on the snapshot data", () => {
   let t: TestApp;
@@ -45,6 +76,9 @@ describe("home page on the snapshot data", () => {
     expect(figure(html, "CISA KEV entries")).toContain(`<strong>${formatCount(kevCatalogue().length)}</strong>`);
     const indicators = await t.database.db.selectFrom("indicators").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
     expect(figure(html, "Indicators seen in the last 24 h")).toContain(`of ${formatCount(Number(indicators.n))} tracked`);
+    const seen24h = await seenInLastDay(now);
+    expect(seen24h).toBeGreaterThan(0);
+    expect(figure(html, "Indicators seen in the last 24 h")).toContain(`<strong>${formatCount(seen24h)}</strong>`);
     expect(html).not.toContain("not imported yet</span></dd>");
   });
 
