@@ -25,8 +25,12 @@ export interface ImportStore {
   close(): Promise<void>;
 }
 
-/** Page cache of an import's connection: enough for its merges, well inside the import's memory bound. */
-const IMPORT_CACHE_KIB = 128 * 1024;
+/**
+ * Page cache of an import's connection. 32 MB imports CVE records and maltrail
+ * as fast as 128 MB did, and keeps their peak RSS at 360 and 343 MB instead
+ * of 615 and 706 MB.
+ */
+const IMPORT_CACHE_KIB = 32 * 1024;
 
 export function openSqliteImportStore(path: string): ImportStore {
   mkdirSync(dirname(path), { recursive: true });
