@@ -45,9 +45,16 @@ const HTML = "text/html; charset=utf-8";
  */
 export function cacheKey(req: Request, res: ExpressResponse, cache: ResponseCache | undefined, kind: "page" | "payload"): string | null {
   if (!cache) return null;
+  let scope: string;
+  try {
+    scope = cache.scope();
+  } catch {
+    // No data version to key on (the database is gone): render for this request, the error screen included.
+    return null;
+  }
   const forced = res.locals.forcedError;
-  if (forced) return `${kind}|forced|${forced.status}|${cache.scope()}`;
-  return `${kind}|${cache.scope()}|${req.originalUrl}`;
+  if (forced) return `${kind}|forced|${forced.status}|${scope}`;
+  return `${kind}|${scope}|${req.originalUrl}`;
 }
 
 /**
