@@ -79,6 +79,7 @@ function Sightings({ detail }: { detail: IocDetailData }) {
               <th scope="col">Source</th>
               <th scope="col">First seen</th>
               <th scope="col">Last seen</th>
+              <th scope="col">Listed here</th>
               <th scope="col">Threat type</th>
               <th scope="col">Malware</th>
               <th scope="col">Tags</th>
@@ -88,14 +89,18 @@ function Sightings({ detail }: { detail: IocDetailData }) {
             </tr>
           </thead>
           <tbody>
-            {detail.sightings.map((s) => (
-              <tr key={`${s.source}:${s.port ?? 0}`} data-source={s.source}>
+            {detail.sightings.map((s, index) => (
+              <tr key={`${s.source}:${s.port ?? 0}:${index}`} data-source={s.source}>
                 <td data-label="Source">
                   {s.source}
                   {s.port !== null ? <span className="muted"> (port {s.port})</span> : null}
                 </td>
                 <td data-label="First seen" className="nowrap">{formatDay(s.firstSeen)}</td>
                 <td data-label="Last seen" className="nowrap">{formatDay(s.lastSeen)}</td>
+                <td data-label="Listed here" className="nowrap">
+                  since {formatDay(s.listedSince)}
+                  {s.delistedAt ? <span className="muted"> · no longer listed since {formatDay(s.delistedAt)}</span> : null}
+                </td>
                 <td data-label="Threat type">{s.threatType ?? "—"}</td>
                 <td data-label="Malware">{s.malwareFamily ?? "—"}</td>
                 <td data-label="Tags">{s.tags.length ? s.tags.join(", ") : "—"}</td>
@@ -171,7 +176,12 @@ export function Component() {
           <dt>First seen</dt>
           <dd>{formatDay(summary.firstSeen)}</dd>
           <dt>Last seen</dt>
-          <dd>{formatDay(summary.lastSeen)}</dd>
+          <dd>{summary.lastSeen ? formatDay(summary.lastSeen) : "— (no feed dates it)"}</dd>
+          <dt>Listed here since</dt>
+          <dd>
+            {formatDay(summary.listedSince)}
+            {summary.stillListedAt ? <span className="muted"> · still listed at {formatDay(summary.stillListedAt)}</span> : null}
+          </dd>
           <dt>Threat type</dt>
           <dd>{summary.threatType ?? "—"}</dd>
           <dt>Malware family</dt>

@@ -90,7 +90,13 @@ export function IocTable({ rows, params }: { rows: IocListRow[]; params: IocList
                 <td data-label="Tags" className="col--card">{row.tags.length ? row.tags.join(", ") : dash}</td>
                 <td data-label="Sources" className="col-sources col--wide truncate" title={row.sources.join(", ")}>{row.sources.join(", ")}</td>
                 <td data-label="First seen" className="col--card nowrap">{formatDay(row.firstSeen)}</td>
-                <td data-label="Last seen" className="col-day nowrap" title={`first seen ${formatDay(row.firstSeen)}`}>{formatDay(row.lastSeen)}</td>
+                <td
+                  data-label="Last seen"
+                  className="col-day nowrap"
+                  title={row.lastSeen ? `first seen ${formatDay(row.firstSeen)}` : `no feed dates it; listed here since ${formatDay(row.listedSince)}`}
+                >
+                  {row.lastSeen ? formatDay(row.lastSeen) : <span className="muted">undated</span>}
+                </td>
                 <td data-label="Confidence" className="col--card">{row.confidence ?? dash}</td>
                 <td data-label="Benign list" className="col--card">
                   {row.benignLists.length ? (

@@ -84,6 +84,25 @@ describe("IOC detail", () => {
     expect(lookup.results[0]).toMatchObject({ verdict: "known" });
   });
 
+  it("an indicator no feed dates says so, and shows when this instance first listed it, in the API, its page and the list", async () => {
+    const undated = await t.database.db
+      .selectFrom("indicators")
+      .select(["value", "listed_since"])
+      .where("type", "=", "md5")
+      .where("last_seen", "is", null)
+      .where("first_seen", "is", null)
+      .orderBy("id")
+      .executeTakeFirstOrThrow();
+    const { body } = await request(t.app).get(`/api/v1/iocs/${undated.value}`).expect(200);
+    expect(body.summary).toMatchObject({ firstSeen: null, lastSeen: null, listedSince: undated.listed_since });
+    const html = textOf((await request(t.app).get(`/ioc-radar/${undated.value}`).expect(200)).text);
+    expect(html).toContain("<dt>Listed here since</dt>");
+    expect(html).toContain(`<dd>${undated.listed_since.slice(0, 10)}`);
+    expect(html).toContain("— (no feed dates it)");
+    const list = textOf((await request(t.app).get(`/ioc-radar?q=${undated.value}`).expect(200)).text);
+    expect(list).toContain(`listed here since ${undated.listed_since.slice(0, 10)}`);
+  });
+
   it("a sha256 or md5 seen by MalwareBazaar and TweetFeed shows both", async () => {
     const row = await firstWith("source=malwarebazaar&q=&sort=sources", (r) => r.sources.length > 1);
     const { body } = await request(t.app).get(`/api/v1/iocs/${row.value}`).expect(200);
