@@ -79,7 +79,6 @@ function Sightings({ detail }: { detail: IocDetailData }) {
               <th scope="col">Source</th>
               <th scope="col">First seen</th>
               <th scope="col">Last seen</th>
-              <th scope="col">Listed here</th>
               <th scope="col">Threat type</th>
               <th scope="col">Malware</th>
               <th scope="col">Tags</th>
@@ -96,10 +95,13 @@ function Sightings({ detail }: { detail: IocDetailData }) {
                   {s.port !== null ? <span className="muted"> (port {s.port})</span> : null}
                 </td>
                 <td data-label="First seen" className="nowrap">{formatDay(s.firstSeen)}</td>
-                <td data-label="Last seen" className="nowrap">{formatDay(s.lastSeen)}</td>
-                <td data-label="Listed here" className="nowrap">
-                  since {formatDay(s.listedSince)}
-                  {s.delistedAt ? <span className="muted"> · no longer listed since {formatDay(s.delistedAt)}</span> : null}
+                <td data-label="Last seen">
+                  <span className="nowrap">{formatDay(s.lastSeen)}</span>
+                  {/* This instance's own times, apart from the publisher's. */}
+                  <span className="muted small block">
+                    listed here since {formatDay(s.listedSince)}
+                    {s.delistedAt ? `, no longer listed since ${formatDay(s.delistedAt)}` : ""}
+                  </span>
                 </td>
                 <td data-label="Threat type">{s.threatType ?? "—"}</td>
                 <td data-label="Malware">{s.malwareFamily ?? "—"}</td>
