@@ -116,6 +116,38 @@ describe("list layouts", () => {
     }
   });
 
+  it("phones: no form field is cut, neither the box nor the text or placeholder it shows", async () => {
+    const s = await openSession(browser, { viewport: { width: 390, height: 844 } });
+    try {
+      for (const path of ["/cve-radar", "/ioc-radar"]) {
+        await gotoHydrated(s.page, `${server.url}${path}`);
+        await s.page.locator(".filters-disclosure__summary").click();
+        const cut = await s.page.evaluate(() => {
+          const problems: string[] = [];
+          const context = document.createElement("canvas").getContext("2d")!;
+          for (const field of document.querySelectorAll<HTMLInputElement | HTMLSelectElement>("header input, main input, main select")) {
+            if (field.type === "checkbox" || field.type === "hidden" || field.offsetParent === null) continue;
+            const name = `${field.tagName.toLowerCase()}[name=${field.getAttribute("name") ?? field.id}]`;
+            const box = field.getBoundingClientRect();
+            if (box.left < 0 || box.right > window.innerWidth) problems.push(`${name}: box ${Math.round(box.left)}–${Math.round(box.right)} px`);
+            const style = getComputedStyle(field);
+            context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+            const room = field.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+            // A select shows its chosen option beside its arrow; an input its text or placeholder.
+            const shown = field instanceof HTMLSelectElement ? field.selectedOptions[0]?.text ?? "" : field.value || field.placeholder;
+            const arrow = field instanceof HTMLSelectElement ? 16 : 0;
+            if (field.type !== "date" && context.measureText(shown).width + arrow > room + 1) problems.push(`${name}: "${shown}" needs more than ${Math.round(room)} px`);
+            if (field.type === "date" && field.scrollWidth > field.clientWidth + 1) problems.push(`${name}: date ${field.scrollWidth} px in ${field.clientWidth} px`);
+          }
+          return problems;
+        });
+        expect(cut, path).toEqual([]);
+      }
+    } finally {
+      await s.close();
+    }
+  });
+
   it("desktop: one line per indicator, the value cut in the middle with its whole text kept for copying", async () => {
     const s = await openSession(browser, { viewport: { width: 1440, height: 900 } });
     try {

@@ -9,12 +9,13 @@ import { formSearch } from "../../ui/common/filter-form";
 /** The keys that narrow the list (the others order or page it). */
 const FILTER_KEYS = IOC_LIST_KEYS.filter((key) => !["sort", "dir", "page", "per_page"].includes(key));
 
+/** Short enough for a phone's select; "seen" is always the feeds' own time, "listed here" this instance's. */
 export const SORT_LABELS: Record<(typeof IOC_SORT_KEYS)[number], string> = {
-  last_seen: "Last seen (by the feeds)",
-  first_seen: "First seen (by the feeds)",
-  listed_since: "New to this instance",
+  last_seen: "Last seen",
+  first_seen: "First seen",
+  listed_since: "Listed here",
   confidence: "Confidence",
-  sources: "Number of sources",
+  sources: "Sources",
   value: "Value",
   type: "Type",
 };
@@ -37,7 +38,7 @@ export function IocFilters({ params, facets }: { params: IocListParams; facets: 
         <div className="filters__row">
           <label className="filters__search">
             <span>Search</span>
-            <input type="search" name="q" defaultValue={params.q ?? ""} placeholder="Indicator, malware family or part of a value…" maxLength={200} />
+            <input type="search" name="q" defaultValue={params.q ?? ""} placeholder="Indicator, family or text…" maxLength={200} />
           </label>
           <fieldset className="filters__severity">
             <legend>Type</legend>
@@ -104,8 +105,8 @@ export function IocFilters({ params, facets }: { params: IocListParams; facets: 
           <label>
             <span>Order</span>
             <select name="dir" defaultValue={params.dir ?? "desc"}>
-              <option value="desc">Highest / newest first</option>
-              <option value="asc">Lowest / oldest first</option>
+              <option value="desc">High / new first</option>
+              <option value="asc">Low / old first</option>
             </select>
           </label>
           <label>
