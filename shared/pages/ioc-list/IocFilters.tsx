@@ -1,10 +1,11 @@
 import { Form, Link, useNavigate } from "react-router";
 import { INDICATOR_TYPES } from "../../ioc/types";
 import type { IocListParams } from "../../ioc-radar/list-params";
-import { IOC_LIST_KEYS, IOC_PAGE_SIZE_MAX, IOC_SORT_KEYS, SEEN_WINDOWS } from "../../ioc-radar/list-vocabulary";
+import { IOC_LIST_KEYS, IOC_PAGE_SIZE_DEFAULT, IOC_PAGE_SIZE_MAX, IOC_SORT_KEYS, SEEN_WINDOWS } from "../../ioc-radar/list-vocabulary";
 import type { IocFacets } from "../../ioc-radar/list-types";
 import { activeFilterCount, FilterDisclosure } from "../../ui/common/FilterDisclosure";
 import { formSearch } from "../../ui/common/filter-form";
+import { OrderControls } from "../../ui/common/OrderControls";
 
 /** The keys that narrow the list (the others order or page it). */
 const FILTER_KEYS = IOC_LIST_KEYS.filter((key) => !["sort", "dir", "page", "per_page"].includes(key));
@@ -92,33 +93,14 @@ export function IocFilters({ params, facets }: { params: IocListParams; facets: 
               ))}
             </select>
           </label>
-          <label>
-            <span>Sort by</span>
-            <select name="sort" defaultValue={params.sort ?? "last_seen"}>
-              {IOC_SORT_KEYS.map((key) => (
-                <option key={key} value={key}>
-                  {SORT_LABELS[key]}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            <span>Order</span>
-            <select name="dir" defaultValue={params.dir ?? "desc"}>
-              <option value="desc">High / new first</option>
-              <option value="asc">Low / old first</option>
-            </select>
-          </label>
-          <label>
-            <span>Per page</span>
-            <select name="per_page" defaultValue={String(params.per_page ?? 25)}>
-              {[25, 50, IOC_PAGE_SIZE_MAX].map((size) => (
-                <option key={size} value={size}>
-                  {size}
-                </option>
-              ))}
-            </select>
-          </label>
+          <OrderControls
+            sortKeys={IOC_SORT_KEYS}
+            sortLabels={SORT_LABELS}
+            sort={params.sort ?? "last_seen"}
+            dir={params.dir ?? "desc"}
+            perPage={params.per_page ?? IOC_PAGE_SIZE_DEFAULT}
+            pageSizes={[IOC_PAGE_SIZE_DEFAULT, 50, IOC_PAGE_SIZE_MAX]}
+          />
         </div>
         <div className="filters__row filters__actions">
           <button type="submit" className="button button--primary">
