@@ -25,28 +25,20 @@ export interface FilterContext {
   families: string[];
   threatTypes: string[];
   /**
-   * The family keys the malware filter stands for (the family and those it
-   * is an alias of), when resolved beforehand: one key is then an equality
-   * the family index answers in the default order.
+   * The family keys the malware filter stands for: the family itself and the
+   * families it is an alias of, resolved before the query (none without a
+   * malware filter). One key is an equality the family index answers in the
+   * default order.
    */
-  malwareKeys?: readonly string[];
+  malwareKeys: readonly string[];
 }
 
-/** The family keys a malware filter or text matches: the family itself and the families it is an alias of. */
-function familyKeys(eb: IndicatorExpressions, name: string, resolved: readonly string[] | undefined) {
-  const key = name.toLowerCase();
+function familyKeys(eb: IndicatorExpressions, keys: readonly string[]) {
   const family = sql`lower(indicators.malware_family)`;
   return eb.and([
     // Names the partial index's condition, so the family index serves the filter.
     eb("indicators.malware_family", "is not", null),
-    resolved
-      ? resolved.length === 1
-        ? eb(family, "=", resolved[0]!)
-        : eb(family, "in", [...resolved])
-      : eb.or([
-          eb(family, "=", key),
-          eb(family, "in", eb.selectFrom("family_aliases").select("family_aliases.family_key").where(sql`lower(family_aliases.alias)`, "=", key)),
-        ]),
+    keys.length === 1 ? eb(family, "=", keys[0]!) : eb(family, "in", [...keys]),
   ]);
 }
 
@@ -70,7 +62,7 @@ export function iocFilter(
   const column = (name: `indicators.${string}`) => (walkAlong && name !== walkAlong ? dialect.withoutIndex(name) : sql.ref(name));
   if (params.type && params.type.length > 0) conditions.push(eb(column("indicators.type"), "in", params.type));
   if (params.threat_type) conditions.push(eb(column("indicators.threat_type"), "=", params.threat_type));
-  if (params.malware) conditions.push(familyKeys(eb, params.malware, context.malwareKeys));
+  if (params.malware) conditions.push(familyKeys(eb, context.malwareKeys));
   if (params.tag) {
     const tag = params.tag;
     const tagged = eb
@@ -97,8 +89,7 @@ export function iocFilter(
     const read = parseIndicator(params.q);
     if (read) {
       // An ip:port as written also finds the address a feed listed with that port.
-      const twin = read.indicator.type === "url" ? slashTwin(read.indicator.value) : null;
-      const values = [read.indicator.value, ...(twin ? [twin] : []), ...(read.address ? [read.address.value] : [])];
+      const values = [read.indicator, slashTwin(read.indicator), read.address].flatMap((indicator) => (indicator ? [indicator.value] : []));
       conditions.push(eb("indicators.value", "in", values));
     } else {
       const alternatives: Array<Expression<SqlBool>> = [];

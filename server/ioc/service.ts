@@ -51,7 +51,7 @@ function filterKey(params: IocListParams, now: Date): string {
  */
 export function filterIndexKeepsOrder(params: IocListParams, context: FilterContext): boolean {
   const defaultOrder = (params.sort ?? "last_seen") === "last_seen" && (params.dir ?? "desc") === "desc";
-  const oneFamily = Boolean(params.malware) && context.malwareKeys?.length === 1;
+  const oneFamily = Boolean(params.malware) && context.malwareKeys.length === 1;
   return defaultOrder && (Boolean(params.threat_type || params.type?.length === 1) || oneFamily);
 }
 
@@ -81,7 +81,7 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
     });
 
   /** The family keys a malware filter stands for: the family itself and the families it is an alias of. */
-  const malwareKeys = (name: string) =>
+  const familyKeysOf = (name: string) =>
     cached(`malware-keys|${name.toLowerCase()}`, async () => {
       const key = name.toLowerCase();
       const aliased = await db
@@ -94,15 +94,15 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
     });
 
   const filterContext = async (params: IocListParams): Promise<FilterContext> => {
-    const keys = params.malware ? { malwareKeys: await malwareKeys(params.malware) } : {};
-    if (!params.q) return { dialect, families: [], threatTypes: [], ...keys };
+    const malwareKeys = params.malware ? await familyKeysOf(params.malware) : [];
+    if (!params.q) return { dialect, families: [], threatTypes: [], malwareKeys };
     const needle = params.q.toLowerCase();
     const { threatTypes, families } = await facets();
     return {
       dialect,
       families: families.filter((family) => family.includes(needle)),
       threatTypes: threatTypes.filter((threatType) => threatType.toLowerCase().includes(needle)),
-      ...keys,
+      malwareKeys,
     };
   };
 
@@ -115,7 +115,7 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
   return {
     async list(params, now) {
       const context = await filterContext(params);
-      const count = (view: IocListParams) => cached(`count|${filterKey(view, now)}`, () => countIndicators(db, view, now, { ...context, malwareKeys: view.malware ? context.malwareKeys : undefined }));
+      const count = (view: IocListParams) => cached(`count|${filterKey(view, now)}`, () => countIndicators(db, view, now, context));
       const [total, universe, lists, listed] = await Promise.all([count(params), count({}), matcher(), completeLists()]);
       const pageEnd = (params.page ?? 1) * (params.per_page ?? IOC_PAGE_SIZE_DEFAULT);
       const scan = filterIndexKeepsOrder(params, context) ? "gather" : chooseScan({ matches: total, universe, pageEnd });
