@@ -158,11 +158,11 @@ export async function queryIocDetail(
   const find = (indicator: Indicator) => db.selectFrom("indicators").selectAll().where("value", "=", indicator.value).where("type", "=", indicator.type).executeTakeFirst();
   let indicator = read.indicator;
   let row = await find(indicator);
-  const twin = indicator.type === "url" ? slashTwin(indicator.value) : null;
+  const twin = slashTwin(indicator);
   if (!row && twin) {
-    const twinRow = await find({ type: "url", value: twin });
+    const twinRow = await find(twin);
     if (twinRow) {
-      indicator = { type: "url", value: twin };
+      indicator = twin;
       row = twinRow;
     }
   }

@@ -38,10 +38,8 @@ export async function lookupIndicators(db: Kysely<Database>, found: FoundIndicat
   // bare host some feeds file it under (see Found.address).
   const addressOf = (item: FoundIndicators[number]) => item.address;
   // A URL is also looked up with its path's trailing slash toggled ("…/gate" and "…/gate/").
-  const twinOf = (item: FoundIndicators[number]) => (item.type === "url" ? slashTwin(item.value) : null);
-  const values = [
-    ...new Set(found.flatMap((item) => [item.value, ...(twinOf(item) ? [twinOf(item)!] : []), ...(addressOf(item) ? [addressOf(item)!.value] : [])])),
-  ];
+  const twins = found.map((item) => slashTwin(item));
+  const values = [...new Set(found.flatMap((item, index) => [item, twins[index], addressOf(item)].flatMap((indicator) => (indicator ? [indicator.value] : []))))];
   for (let start = 0; start < values.length; start += VALUE_BATCH) {
     const rows = await db
       .selectFrom("indicators")
@@ -59,8 +57,8 @@ export async function lookupIndicators(db: Kysely<Database>, found: FoundIndicat
     // Ten thousand warninglist matches take a while: let other requests through meanwhile.
     if (index > 0 && index % CLASSIFY_BATCH === 0) await nextTurn();
     const address = addressOf(item);
-    const twin = twinOf(item);
-    const own = known.get(`${item.type} ${item.value}`) ?? (twin ? known.get(`url ${twin}`) : undefined);
+    const twin = twins[index];
+    const own = known.get(`${item.type} ${item.value}`) ?? (twin ? known.get(`${twin.type} ${twin.value}`) : undefined);
     const record = own ?? (address ? known.get(`${address.type} ${address.value}`) : undefined);
     // A URL known only by its host links to the host's page: the URL's own page would say "not seen".
     const linked = own === undefined && record !== undefined && item.type === "url" && address ? address : item;

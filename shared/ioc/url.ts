@@ -1,5 +1,6 @@
 import { hostnameToAscii } from "./domain";
 import { normalizeIPv4, normalizeIPv6, parsePort } from "./ip";
+import type { Indicator } from "./types";
 
 // RFC 3986 scheme syntax, at least two characters: "c://x" is a Windows path
 // written with slashes, not a URL. Bounded so an anchored match is short.
@@ -121,13 +122,15 @@ export function normalizeUrl(text: string): string | null {
 }
 
 /**
- * The same canonical URL with its path's trailing slash toggled, when it has
- * a path beyond "/" and no query: feeds and analysts write "…/gate/" and
- * "…/gate" for one resource, so a lookup of either finds what a feed stored.
+ * A URL indicator with its path's trailing slash toggled, when it has a path
+ * beyond "/" and no query (null for any other indicator): feeds and analysts
+ * write "…/gate/" and "…/gate" for one resource, so a lookup of either finds
+ * what a feed stored.
  */
-export function slashTwin(url: string): string | null {
-  const parts = parseUrl(url);
+export function slashTwin(indicator: Indicator): Indicator | null {
+  if (indicator.type !== "url") return null;
+  const parts = parseUrl(indicator.value);
   if (parts === null || parts.rest === "/" || parts.rest.includes("?")) return null;
   const rest = parts.rest.endsWith("/") ? parts.rest.slice(0, -1) : `${parts.rest}/`;
-  return formatUrl({ ...parts, rest });
+  return { type: "url", value: formatUrl({ ...parts, rest }) };
 }

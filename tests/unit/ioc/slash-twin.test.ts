@@ -7,13 +7,13 @@ describe("slashTwin: one resource written with and without its path's trailing s
     ["http://evil.example/gate", "http://evil.example/gate/"],
     ["https://evil.example:8443/a/b/", "https://evil.example:8443/a/b"],
   ])("%s ↔ %s", (url, twin) => {
-    expect(slashTwin(url)).toBe(twin);
-    expect(slashTwin(twin)).toBe(url);
+    expect(slashTwin({ type: "url", value: url })).toEqual({ type: "url", value: twin });
+    expect(slashTwin({ type: "url", value: twin })).toEqual({ type: "url", value: url });
   });
 
   it("has none for a bare host, a query, or what is not a URL", () => {
-    expect(slashTwin("http://evil.example/")).toBeNull();
-    expect(slashTwin("http://evil.example/gate.php?id=1")).toBeNull();
-    expect(slashTwin("evil.example")).toBeNull();
+    expect(slashTwin({ type: "url", value: "http://evil.example/" })).toBeNull();
+    expect(slashTwin({ type: "url", value: "http://evil.example/gate.php?id=1" })).toBeNull();
+    expect(slashTwin({ type: "domain", value: "evil.example" })).toBeNull();
   });
 });
