@@ -168,6 +168,7 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
 
   try {
     const previous = await db.selectFrom("sources").selectAll().where("name", "=", source).executeTakeFirst();
+    const locations = locationKey(options.locations);
     const storedFiles = new Map(
       (await db.selectFrom("source_files").selectAll().where("source", "=", source).execute()).map((row) => [row.location, row]),
     );
@@ -235,7 +236,7 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
         newFiles.set(location, { validators: newFiles.get(location)?.validators ?? null, contentHash: hash ?? storedFiles.get(location)?.content_hash ?? null });
       }
       // Only when the last success read these same locations: after a run from elsewhere, the data is that run's.
-      const sameLocations = previous?.location_key === locationKey(options.locations);
+      const sameLocations = previous?.location_key === locations;
       if (unchanged.length === options.locations.length && previous?.last_success_at && sameLocations) {
         await recordRun(db, source, { last_run_at: now.toISOString(), status: "not-modified", last_error: null, last_error_detail: null, last_error_at: null, consecutive_failures: 0, next_attempt_at: null });
         const durationMs = Math.round(performance.now() - started);
@@ -347,7 +348,7 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
             records,
             cursor,
             newest,
-            locationKey: locationKey(options.locations),
+            locationKey: locations,
             completeList: importer.completeList ?? false,
             files: newFiles,
           });

@@ -11,10 +11,6 @@ export function formatDay(value: string | null | undefined): string {
   return value ? value.slice(0, 10) : "—";
 }
 
-export function formatPercent(probability: number, digits = 2): string {
-  return `${(probability * 100).toFixed(digits)}%`;
-}
-
 /**
  * A probability published with five decimals (EPSS scores and percentiles)
  * as a percentage at that precision, so 0.99999 reads "99.999%" and never
