@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { pageRoutes } from "../shared/routes/page-routes";
 
 /**
  * The JavaScript each route needs before its load event, read from the Vite
@@ -29,14 +30,6 @@ export interface RouteBundle {
   gzipBytes: number;
 }
 
-/** Route paths and page modules, read from the route table's source so a new route is measured too. */
-export function pageModules(projectRoot: string): Array<{ route: string; page: string }> {
-  const source = readFileSync(join(projectRoot, "shared/routes/page-routes.ts"), "utf8");
-  return [...source.matchAll(/path: "([^"]+)"[\s\S]*?import\("\.\.\/([^"]+)"\)/g)].map((match) => ({
-    route: match[1]!,
-    page: `shared/${match[2]!}.tsx`,
-  }));
-}
 
 function staticClosure(manifest: Manifest, keys: readonly string[]): string[] {
   const seen = new Set<string>();
@@ -51,12 +44,13 @@ function staticClosure(manifest: Manifest, keys: readonly string[]): string[] {
   return [...seen].map((key) => manifest[key]!.file);
 }
 
+/** Every route of the route table, with its page module as the manifest names it. */
 export function routeBundles(projectRoot: string, clientDir = join(projectRoot, "dist/client")): RouteBundle[] {
   const manifest = JSON.parse(readFileSync(join(clientDir, ".vite/manifest.json"), "utf8")) as Manifest;
   const entry = Object.keys(manifest).find((key) => manifest[key]!.isEntry);
   if (!entry) throw new Error("The Vite manifest names no entry chunk");
   const gzip = (file: string) => gzipSync(readFileSync(join(clientDir, file)), { level: 9 }).byteLength;
-  return pageModules(projectRoot).map(({ route, page }) => {
+  return pageRoutes.map(({ path: route, module: page }) => {
     const files = staticClosure(manifest, [entry, page]).filter((file) => file.endsWith(".js"));
     return { route, page, files, gzipBytes: files.reduce((sum, file) => sum + gzip(file), 0) };
   });

@@ -12,6 +12,7 @@ import { createExtractPool } from "../server/ioc/extract-pool";
 import { loadPageOnServer, rootLoaderOnServer } from "../server/pages/loaders";
 import { readBuildInfo, readClientAssets } from "../server/ssr/assets";
 import { loadBuiltRenderer } from "../server/ssr/load-renderer";
+import { pageRoutes } from "../shared/routes/page-routes";
 import { cveHttp, cveQueryBreakdown } from "./cve-bench";
 import { compressionTable, gzipSize, latencyRow, measure, printTable } from "./http-bench";
 import { iocBenchClock, iocDetailBreakdown, iocHttp, iocQueryBreakdown } from "./ioc-bench";
@@ -86,7 +87,7 @@ const app = createApp({
   logger: pino({ level: "silent" }),
   getRenderer: async () => renderer,
   routePatterns: renderer.routePatterns,
-  assets: readClientAssets(clientDir),
+  assets: readClientAssets(clientDir, pageRoutes),
   build: readBuildInfo(clientDir),
   clientDir,
   now: () => clock,

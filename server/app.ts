@@ -44,7 +44,7 @@ export interface AppDependencies {
   extract: Extract;
   logger: Logger;
   /** The SSR half of the route table: the built bundle in production, Vite's module graph in development. */
-  getRenderer: () => Promise<SsrRenderer>;
+  getRenderer: () => Promise<SsrRenderer<RequestContext>>;
   /** Route patterns for the build manifest (the renderer's, known at start-up). */
   routePatterns: string[];
   assets: ClientAssets;

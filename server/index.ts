@@ -67,7 +67,7 @@ async function main(): Promise<void> {
       ...common,
       getRenderer: async () => renderer,
       routePatterns: renderer.routePatterns,
-      assets: readClientAssets(clientDir),
+      assets: readClientAssets(clientDir, pageRoutes),
       build: readBuildInfo(clientDir),
       clientDir,
     });

@@ -19,7 +19,7 @@ export interface ResponseCache {
 }
 
 export interface PageHandlerOptions {
-  getRenderer: () => Promise<SsrRenderer>;
+  getRenderer: () => Promise<SsrRenderer<RequestContext>>;
   assets: ClientAssets;
   boot: BootState;
   requestContext: (res: ExpressResponse) => RequestContext;
@@ -83,13 +83,13 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
         return;
       }
       if (context.statusCode === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
-      const pageIds = renderer.pageIds(context);
+      const pageModules = renderer.pageModules(context);
       const head = documentHead({
         meta: renderer.meta(context, options.boot),
         boot: options.boot,
         nonce,
         stylesheets: options.assets.stylesheets,
-        modulePreloads: options.assets.preloadsFor(pageIds),
+        modulePreloads: options.assets.preloadsFor(pageModules),
         devHead: options.devHead ? await options.devHead(req.originalUrl, nonce) : undefined,
       });
 

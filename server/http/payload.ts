@@ -14,7 +14,7 @@ import { clientLeft, isClientGone } from "./request-scope";
 import { RETRY_AFTER_SECONDS } from "./shed";
 
 export interface PayloadHandlerOptions {
-  getRenderer: () => Promise<SsrRenderer>;
+  getRenderer: () => Promise<SsrRenderer<RequestContext>>;
   build: BuildInfo;
   requestContext: (res: ExpressResponse) => RequestContext;
   logger: Logger;

@@ -1,24 +1,16 @@
-import type { PageRoute } from "./types";
+import { cveDetailPage } from "../pages/cve-detail/page";
+import { cveListPage } from "../pages/cve-list/page";
+import { homePage } from "../pages/home/page";
+import { iocDetailPage } from "../pages/ioc-detail/page";
+import { iocListPage } from "../pages/ioc-list/page";
 
 /**
- * The five pages of the product. Each page module is loaded on demand, on the
- * server as in the browser; the layout and the error screen are not routes of
- * their own and ship with the entry.
+ * The five pages of the product, in matching order. Each page module is loaded
+ * on demand, on the server as in the browser; the layout and the error screen
+ * are not routes of their own and ship with the entry. A page added here must
+ * get a loader on the server (server/pages/loaders.ts) or the typecheck fails.
  */
-export const pageRoutes: readonly PageRoute[] = [
-  { id: "home", path: "/", load: () => import("../pages/home/HomePage") },
-  { id: "cve-list", path: "/cve-radar", load: () => import("../pages/cve-list/CveListPage") },
-  {
-    id: "cve-detail",
-    path: "/cve-radar/:cve",
-    middleware: ["canonical-cve"],
-    load: () => import("../pages/cve-detail/CveDetailPage"),
-  },
-  { id: "ioc-list", path: "/ioc-radar", load: () => import("../pages/ioc-list/IocListPage") },
-  {
-    id: "ioc-detail",
-    path: "/ioc-radar/:ioc",
-    middleware: ["canonical-ioc"],
-    load: () => import("../pages/ioc-detail/IocDetailPage"),
-  },
-];
+export const pageRoutes = [homePage, cveListPage, cveDetailPage, iocListPage, iocDetailPage] as const;
+
+export type ProductPage = (typeof pageRoutes)[number];
+export type PageId = ProductPage["id"];

@@ -13,6 +13,7 @@ import { loadPageOnServer, rootLoaderOnServer } from "../../server/pages/loaders
 import { readBuildInfo, readClientAssets } from "../../server/ssr/assets";
 import { createSsrRenderer } from "../../server/ssr/entry";
 import type { PageCache } from "../../server/ssr/page-cache";
+import { pageRoutes } from "../../shared/routes/page-routes";
 import type { PageRoute } from "../../shared/routes/types";
 import { DIST_DIR } from "./paths";
 
@@ -67,7 +68,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     logger: options.logger ?? pino({ level: "silent" }),
     getRenderer: async () => renderer,
     routePatterns: renderer.routePatterns,
-    assets: readClientAssets(clientDir),
+    assets: readClientAssets(clientDir, pageRoutes),
     build,
     clientDir,
     now: options.now,

@@ -1,9 +1,10 @@
-import { Link, useLoaderData } from "react-router";
-import type { HomeData } from "../../types/home";
+import { Link } from "react-router";
+import { usePageData } from "../../routes/page-data";
 import { Chart } from "../../ui/charts/Chart";
 import { SeverityBadge } from "../../ui/cve/SeverityBadge";
 import { severityToken, typeToken } from "../../ui/charts/palette";
 import { formatCount, formatDay } from "../../util/format";
+import type { homePage } from "./page";
 import { SourceFreshness } from "./SourceFreshness";
 
 export function meta() {
@@ -40,7 +41,7 @@ function NotImportedNotice({ missing }: { missing: string[] }) {
 }
 
 export function Component() {
-  const data = useLoaderData() as HomeData;
+  const data = usePageData<typeof homePage>();
   const { figures } = data;
   const has = { cves: figures.cvesTracked > 0, kev: figures.kevEntries > 0, iocs: figures.indicatorsTracked > 0 };
   const empty = !has.cves && !has.kev && !has.iocs;

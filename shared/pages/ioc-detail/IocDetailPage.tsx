@@ -1,11 +1,12 @@
 import type { Params } from "react-router";
-import { Link, useLoaderData } from "react-router";
+import { Link } from "react-router";
 import type { IocDetailData, RelatedGroup } from "../../ioc-radar/detail-types";
+import { usePageData } from "../../routes/page-data";
 import { ExternalLink, indicatorHref, IndicatorValue, VerdictBadge } from "../../ui/ioc/CopyButton";
 import { formatDay } from "../../util/format";
+import type { iocDetailPage } from "./page";
 
-export function meta(data: unknown, params: Params) {
-  const detail = data as IocDetailData | undefined;
+export function meta(detail: IocDetailData | undefined, params: Params) {
   const display = detail?.display ?? params.ioc ?? "indicator";
   return {
     title: `${detail?.type ?? "Indicator"} ${display}`,
@@ -141,7 +142,7 @@ function Warninglists({ detail }: { detail: IocDetailData }) {
 }
 
 export function Component() {
-  const detail = useLoaderData() as IocDetailData;
+  const detail = usePageData<typeof iocDetailPage>();
   const { summary } = detail;
   return (
     <article className="ioc-detail">

@@ -1,6 +1,6 @@
-import { Link, useLoaderData } from "react-router";
+import { Link } from "react-router";
 import { iocListSearch } from "../../ioc-radar/list-vocabulary";
-import type { IocListData } from "../../ioc-radar/list-types";
+import { usePageData } from "../../routes/page-data";
 import type { SourceStatus } from "../../types/sources";
 import { sourceVerdict, staleOrFailing } from "../../ui/common/source-verdict";
 import { Chart } from "../../ui/charts/Chart";
@@ -11,6 +11,7 @@ import { BulkLookup } from "./BulkLookup";
 import { IocFilters } from "./IocFilters";
 import { IocTable } from "./IocTable";
 import { perDaySpec, topMalwareSpec, typeSpec } from "./ioc-charts";
+import type { iocListPage } from "./page";
 import { ScoreExplainer } from "./ScoreExplainer";
 
 export function meta() {
@@ -54,7 +55,7 @@ function Freshness({ sources }: { sources: SourceStatus[] }) {
 }
 
 export function Component() {
-  const { params, problems, list, stats, freshness, facets, lookupText } = useLoaderData() as IocListData;
+  const { params, problems, list, stats, freshness, facets, lookupText } = usePageData<typeof iocListPage>();
   const search = iocListSearch({ ...params, page: undefined });
   const pageHref = (page: number) => `/ioc-radar${iocListSearch({ ...params, page })}`;
   const filterSearch = iocListSearch({ ...params, type: undefined, page: undefined, per_page: undefined, sort: undefined, dir: undefined });

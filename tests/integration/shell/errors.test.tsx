@@ -64,7 +64,7 @@ async function loggedApp(env: Record<string, string>, pages: readonly PageRoute[
     logger: pino({ level: "error" }, sink),
     getRenderer: async () => renderer,
     routePatterns: renderer.routePatterns,
-    assets: readClientAssets(clientDir),
+    assets: readClientAssets(clientDir, pageRoutes),
     build: readBuildInfo(clientDir),
     clientDir,
   });
@@ -158,8 +158,9 @@ function ShellNeverReady() {
 }
 const meta = () => ({ title: "Slow", description: "A page for the SSR abort timer tests." });
 const slowPages: PageRoute[] = [
-  { id: "home", path: "/", load: async () => ({ Component: StreamingForever, meta }) },
-  { id: "cve-list", path: "/cve-radar", load: async () => ({ Component: ShellNeverReady, meta }) },
+  // Their module is this file, which no chunk of the build holds: the pages render with no preloads.
+  { id: "home", path: "/", module: "tests/integration/shell/errors.test.tsx", load: async () => ({ Component: StreamingForever, meta }) },
+  { id: "cve-list", path: "/cve-radar", module: "tests/integration/shell/errors.test.tsx", load: async () => ({ Component: ShellNeverReady, meta }) },
 ];
 
 describe("the SSR abort timer (SSR_ABORT_MS)", () => {

@@ -9,12 +9,14 @@ const testPages: PageRoute[] = [
   {
     id: "home",
     path: "/",
+    module: "shared/pages/home/HomePage.tsx",
     load: () => import("../../../shared/pages/home/HomePage"),
   },
   {
     id: "cve-list",
     path: "/numbers/:n",
     validate: (params) => /^\d+$/.test(params.n ?? ""),
+    module: "shared/pages/cve-list/CveListPage.tsx",
     load: () => import("../../../shared/pages/cve-list/CveListPage"),
   },
 ];

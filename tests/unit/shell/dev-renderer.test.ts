@@ -1,10 +1,11 @@
 import { describe, expect, it, vi } from "vitest";
 import { devRendererSource, SSR_ENTRY_SOURCE } from "../../../server/ssr/load-renderer";
 import * as entry from "../../../server/ssr/entry";
+import { homePage } from "../../../shared/pages/home/page";
 import type { PageRoute } from "../../../shared/routes/types";
 
 /** `npm run dev` renders through Vite's module graph; these stand in for Vite with the real SSR entry. */
-const home: PageRoute = { id: "home", path: "/", load: () => import("../../../shared/pages/home/HomePage") };
+const home: PageRoute = homePage;
 
 function fakeVite(modules: unknown[]) {
   let calls = 0;
