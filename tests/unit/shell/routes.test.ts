@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRoutes } from "../../../shared/routes/create-routes";
 import { documentMeta } from "../../../shared/routes/document-meta";
@@ -5,6 +6,7 @@ import { pageRoutes } from "../../../shared/routes/page-routes";
 import { payloadUrl } from "../../../client/data/payload-loader";
 import { describeError } from "../../../shared/errors";
 import { parseCveId } from "../../../shared/cve/cve-id";
+import { PROJECT_ROOT } from "../../helpers/paths";
 
 const loadPage = async () => null;
 
@@ -23,8 +25,15 @@ describe("route table", () => {
     expect(children.slice(0, 5).every((route) => typeof route.lazy === "function")).toBe(true);
   });
 
+  // `module` is how the server finds a page's chunk in the build manifest, to preload it.
+  it("names as each page's module the file that its load() imports", async () => {
+    for (const page of pageRoutes) {
+      expect(await page.load(), page.id).toBe(await import(/* @vite-ignore */ join(PROJECT_ROOT, page.module)));
+    }
+  });
+
   it("refuses a route that names an unknown middleware when the table is built", () => {
-    const pages = [{ id: "x", path: "/x", middleware: ["no-such-middleware"], load: pageRoutes[0]!.load }];
+    const pages = [{ ...pageRoutes[0], id: "x", path: "/x", middleware: ["no-such-middleware"] }];
     expect(() => createRoutes({ pages, loadPage })).toThrow('unknown middleware "no-such-middleware"');
   });
 });
