@@ -1,7 +1,11 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pageRoutes } from "../../../shared/routes/page-routes";
 import { createTestApp, type TestApp } from "../../helpers/test-app";
 import { cspNonce, readBootState } from "../../helpers/html";
+import { DIST_DIR } from "../../helpers/paths";
 
 const SECRET = "sk_live_THIS-MUST-NEVER-REACH-A-BROWSER-42";
 let t: TestApp;
@@ -32,6 +36,15 @@ describe("server-rendered pages", () => {
     expect(res.text).toContain('<div id="root" data-hydration="hydrating">');
     expect(res.text).toMatch(/<script type="module" [^>]*src="\/assets\/[^"]+\.js"/);
     expect(res.text.endsWith("</div></body></html>")).toBe(true);
+  });
+
+  it.each(["/", "/cve-radar", "/ioc-radar"])("%s preloads its own page chunk, found in the manifest by the page's module", async (path) => {
+    const manifest = JSON.parse(readFileSync(join(DIST_DIR, "client/.vite/manifest.json"), "utf8")) as Record<string, { file: string }>;
+    const page = pageRoutes.find((route) => route.path === path)!;
+    const others = pageRoutes.filter((route) => route !== page).map((route) => manifest[route.module]!.file);
+    const res = await request(t.app).get(path).expect(200);
+    expect(res.text).toContain(`<link rel="modulepreload" href="/${manifest[page.module]!.file}">`);
+    for (const file of others) expect(res.text).not.toContain(`href="/${file}"`);
   });
 
   it("never lets shared caches keep HTML", async () => {
