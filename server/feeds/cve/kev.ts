@@ -65,7 +65,7 @@ export async function* parseKevJson(stream: Readable, name: string): AsyncGenera
   try {
     catalog = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${name}: not a JSON document (${(error as Error).message})`);
+    throw new Error(`${name}: not a JSON document (${(error as Error).message})`, { cause: error });
   }
   const vulnerabilities = (catalog as { vulnerabilities?: unknown } | null)?.vulnerabilities;
   if (!Array.isArray(vulnerabilities)) throw new Error(`${name}: no "vulnerabilities" array, not a KEV catalogue`);

@@ -40,9 +40,11 @@ export function BulkLookup({ initialText }: { initialText: string | null }) {
     }
   }
 
+  // Once per handed-over text: the page re-mounts this component when the text changes.
   useEffect(() => {
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the lookup is the effect's purpose: it fetches, then sets the result
     if (initialText) void lookUp();
-    // Once per handed-over text: the page re-mounts this component when the text changes.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- on mount only, see above
   }, []);
 
   return (
