@@ -20,7 +20,7 @@ import {
 import type { SourceReader } from "./run";
 import { isDeltaFileName } from "../feeds/cve/cvelist";
 import { isMispFeedLocation } from "./ioc-readers";
-import type { IocSighting } from "../../shared/types/ioc";
+import type { IocSighting } from "../feeds/ioc/sighting";
 
 export const SOURCE_NAMES = [
   "cve-json5",

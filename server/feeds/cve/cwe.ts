@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import sax from "sax";
-import type { CweEntry } from "../../../shared/types/cve";
+import type { CweEntry } from "./records";
 import { accepted, rejected, type ParseResult } from "../format";
 
 const KINDS: Record<string, CweEntry["kind"]> = { Weakness: "weakness", Category: "category", View: "view" };

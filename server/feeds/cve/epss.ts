@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { parseCveId } from "../../../shared/cve/cve-id";
-import type { EpssScore } from "../../../shared/types/cve";
+import type { EpssScore } from "./records";
 import { accepted, rejected, type ParseResult } from "../format";
 import { readLines } from "../feed-file";
 

@@ -2,7 +2,7 @@ import type { Readable } from "node:stream";
 import { parse as parseCsv } from "csv-parse";
 import { z } from "zod";
 import { parseCveId } from "../../../shared/cve/cve-id";
-import type { KevEntry } from "../../../shared/types/cve";
+import type { KevEntry } from "./records";
 import { accepted, rejected, type ParseResult } from "../format";
 import { peek, readText } from "../feed-file";
 

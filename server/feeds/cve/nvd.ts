@@ -7,7 +7,7 @@ import type {
   CvssMetric,
   CvssVersion,
   DataProvider,
-} from "../../../shared/types/cve";
+} from "./records";
 import { accepted, rejected, type ParseResult } from "../format";
 import { cvssSeverity } from "../../../shared/cve/cvss-vector";
 import { baseScoreOf, isValidBaseScore } from "./cvss";

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { parseCveId } from "../../../shared/cve/cve-id";
-import type { CveWeakness, ExploitReference, TrickestRecord } from "../../../shared/types/cve";
+import type { CveWeakness, ExploitReference, TrickestRecord } from "./records";
 import { accepted, rejected, type ParseResult } from "../format";
 import { readLines } from "../feed-file";
 
