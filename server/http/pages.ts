@@ -6,10 +6,10 @@ import type { ClientAssets } from "../ssr/assets";
 import { DOCUMENT_TAIL, documentHead } from "../ssr/document";
 import type { SsrRenderer } from "../ssr/entry";
 import { sendCachedDocument, type PageCache } from "../ssr/page-cache";
-import { settleRouteErrors } from "./errors";
+import { settleRouteErrors } from "./error-responses";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
 import type { RequestContext } from "./request-context";
-import { clientLeft, isClientGone } from "./request-scope";
+import { clientLeft, isClientGone } from "../runtime/request-scope";
 import { RETRY_AFTER_SECONDS } from "./shed";
 
 export interface ResponseCache {

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { Readable } from "node:stream";
-import type { IocSighting } from "../../shared/types/ioc";
+import type { IocSighting } from "../feeds/ioc/sighting";
 import type { FeedRecordResult, ParserOptions } from "../feeds/ioc/common";
 import { parseFeodoCsv } from "../feeds/ioc/feodo";
 import { parseMaltrailTar } from "../feeds/ioc/maltrail";
@@ -13,9 +13,9 @@ import { parseThreatFoxCsv, parseThreatFoxJson } from "../feeds/ioc/threatfox";
 import { parseTweetFeedCsv } from "../feeds/ioc/tweetfeed";
 import { parseUrlhausCsv } from "../feeds/ioc/urlhaus";
 import { parseWarninglist, type Warninglist } from "../feeds/warninglists/parse";
-import type { ParseResult } from "./feed";
+import type { ParseResult } from "../feeds/format";
 import { isUrl } from "./download";
-import { isDirectory, peek, readText, tarEntries } from "./input";
+import { isDirectory, peek, readText, tarEntries } from "../feeds/feed-file";
 import { feedFiles } from "./readers";
 import type { FeedFile, ReadContext } from "./run";
 

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import type { CveRecord, CweEntry, EpssScore, KevEntry, TrickestRecord } from "../../shared/types/cve";
+import type { CveRecord, CweEntry, EpssScore, KevEntry, TrickestRecord } from "../feeds/cve/records";
 import { parseCveJson5Lines, parseCveJson5Text } from "../feeds/cve/cve-json5";
 import { isDeltaFileName, parseDeltaDocument, planFromDeltas, recordPathInTree } from "../feeds/cve/cvelist";
 import { parseCweXml } from "../feeds/cve/cwe";
@@ -10,8 +10,8 @@ import { parseKev } from "../feeds/cve/kev";
 import { parseNvdPage } from "../feeds/cve/nvd";
 import { parseTrickestLines, parseTrickestMarkdown } from "../feeds/cve/trickest";
 import { isUrl } from "./download";
-import type { ParseResult } from "./feed";
-import { isDirectory, readText, tarEntries, walkFiles } from "./input";
+import type { ParseResult } from "../feeds/format";
+import { isDirectory, readText, tarEntries, walkFiles } from "../feeds/feed-file";
 import type { FeedFile, ReadContext } from "./run";
 
 const TARBALL = /\.(tar\.gz|tgz)$/i;

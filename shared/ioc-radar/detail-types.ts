@@ -1,5 +1,4 @@
-import type { IndicatorType } from "../ioc/types";
-import type { WarninglistType } from "../ioc/warninglist-match";
+import type { IndicatorType, WarninglistType } from "../ioc/types";
 import type { IocScore } from "../scoring/ioc-score";
 
 export interface IocSightingView {

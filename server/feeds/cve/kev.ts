@@ -2,9 +2,9 @@ import type { Readable } from "node:stream";
 import { parse as parseCsv } from "csv-parse";
 import { z } from "zod";
 import { parseCveId } from "../../../shared/cve/cve-id";
-import type { KevEntry } from "../../../shared/types/cve";
-import { accepted, rejected, type ParseResult } from "../../pipeline/feed";
-import { peek, readText } from "../../pipeline/input";
+import type { KevEntry } from "./records";
+import { accepted, rejected, type ParseResult } from "../format";
+import { peek, readText } from "../feed-file";
 
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be YYYY-MM-DD");
 const optionalText = z
@@ -65,7 +65,7 @@ export async function* parseKevJson(stream: Readable, name: string): AsyncGenera
   try {
     catalog = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${name}: not a JSON document (${(error as Error).message})`);
+    throw new Error(`${name}: not a JSON document (${(error as Error).message})`, { cause: error });
   }
   const vulnerabilities = (catalog as { vulnerabilities?: unknown } | null)?.vulnerabilities;
   if (!Array.isArray(vulnerabilities)) throw new Error(`${name}: no "vulnerabilities" array, not a KEV catalogue`);

@@ -7,8 +7,8 @@ import type {
   CvssMetric,
   CvssVersion,
   DataProvider,
-} from "../../../shared/types/cve";
-import { accepted, rejected, type ParseResult } from "../../pipeline/feed";
+} from "./records";
+import { accepted, rejected, type ParseResult } from "../format";
 import { cvssSeverity } from "../../../shared/cve/cvss-vector";
 import { baseScoreOf, isValidBaseScore } from "./cvss";
 import { asNumber, asObject, asString, asUtcTimestamp, objects, strings, type JsonObject } from "./shape";
@@ -171,7 +171,7 @@ export function parseNvdPage(text: string, name: string): NvdPage {
   try {
     page = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${name}: not a JSON document (${(error as Error).message})`);
+    throw new Error(`${name}: not a JSON document (${(error as Error).message})`, { cause: error });
   }
   const root = asObject(page);
   const vulnerabilities = root?.vulnerabilities;

@@ -2,7 +2,7 @@ import { normalizeIndicator } from "../../../shared/ioc/normalize";
 import { normalizeDomain } from "../../../shared/ioc/domain";
 import { parseIpPort, parsePort } from "../../../shared/ioc/ip";
 import type { Indicator, IndicatorType } from "../../../shared/ioc/types";
-import type { IocSighting } from "../../../shared/types/ioc";
+import type { IocSighting } from "./sighting";
 
 /**
  * What a parser yields per record. Rejections carry where and why, so the

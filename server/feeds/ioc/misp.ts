@@ -194,7 +194,7 @@ export function parseMispManifest(content: string, location = "manifest.json"): 
   try {
     document = JSON.parse(content);
   } catch (error) {
-    throw new Error(`${location}: not a MISP feed manifest (invalid JSON: ${(error as Error).message})`);
+    throw new Error(`${location}: not a MISP feed manifest (invalid JSON: ${(error as Error).message})`, { cause: error });
   }
   if (!isObject(document)) throw new Error(`${location}: not a MISP feed manifest (expected an object of events)`);
   const events: MispManifestEntry[] = [];

@@ -2,7 +2,7 @@ import { createReadStream } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { FeedRecordResult } from "../../../server/feeds/ioc/common";
-import type { IocSighting } from "../../../shared/types/ioc";
+import type { IocSighting } from "../../../server/feeds/ioc/sighting";
 
 const projectRoot = fileURLToPath(new URL("../../..", import.meta.url));
 

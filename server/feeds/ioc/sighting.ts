@@ -1,4 +1,4 @@
-import type { Indicator } from "../ioc/types";
+import type { Indicator } from "../../../shared/ioc/types";
 
 /** One feed's statement about one indicator, as produced by the feed parsers. */
 export interface IocSighting {
