@@ -4,6 +4,7 @@ import { EXPLOIT_KINDS } from "../cve/evidence";
 import type { Database } from "../db/schema";
 import { chunk } from "./engine/importer";
 import type { StagingTable } from "./engine/staging";
+import { insertRows } from "./importers/rows";
 
 /** The CVE ids whose evidence a run changed: every CVE importer stages them here. */
 export const TOUCHED_CVES: StagingTable = { name: "touched_cves", columns: [["id", "text"]] };
@@ -24,6 +25,10 @@ type Scope = "touched" | "all";
 function inScope(scope: Scope, id: Expression<unknown>): Expression<SqlBool> {
   return scope === "all" ? sql<SqlBool>`true` : sql<SqlBool>`${id} in (select id from ${touched})`;
 }
+
+/** Where the EPSS refresh keeps its work: the touched CVEs' EPSS as it should be, and the ids whose EPSS moved. */
+const epssNow = sql.table("staging.epss_now");
+const rescore = sql.table("staging.rescore");
 
 /**
  * A row in `cves` for every touched id: a CVE exists as soon as any source
@@ -123,21 +128,24 @@ const PRIORITY_READ_BATCH = 5_000;
  * per statement (`update … from (values …)`): one round trip per 500 rows,
  * not per row. Rows are read in id order, a bounded batch at a time.
  */
-async function refreshPriorities(trx: Kysely<Database>, scope: Scope, now: Date): Promise<number> {
+async function refreshPriorities(trx: Kysely<Database>, scope: Scope | "rescore", now: Date): Promise<number> {
   let moved = 0;
   let after = "";
   for (;;) {
-    const rows = await trx
+    const query = trx
       .selectFrom("cves")
       .select([
-        "id", "state", "kev", "kev_date_added", "kev_ransomware", "epss", "epss_percentile", "epss_date", "exploit_count",
+        "cves.id", "state", "kev", "kev_date_added", "kev_ransomware", "epss", "epss_percentile", "epss_date", "exploit_count",
         "cvss_score", "cvss_version", "cvss_source", "date_published", "priority_score",
       ])
-      .where("id", ">", after)
-      .where((eb) => inScope(scope, eb.ref("cves.id")))
-      .orderBy("id")
-      .limit(PRIORITY_READ_BATCH)
-      .execute();
+      .where("cves.id", ">", after)
+      .orderBy("cves.id")
+      .limit(PRIORITY_READ_BATCH);
+    // The rescore set is keyed by id: walking it and looking each CVE up beats testing every CVE against it.
+    const rows = await (scope === "rescore"
+      ? query.innerJoin(sql<{ id: string }>`${rescore}`.as("r"), (join) => join.onRef("r.id", "=", "cves.id"))
+      : query.where((eb) => inScope(scope, eb.ref("cves.id")))
+    ).execute();
     const last = rows.at(-1);
     if (!last) return moved;
     after = last.id;
@@ -174,4 +182,88 @@ export async function refreshCveDerived(trx: Kysely<Database>, scope: Scope, now
   if (scope === "touched") await ensureRows(trx);
   await refreshEvidenceColumns(trx, scope);
   return refreshPriorities(trx, scope, now);
+}
+
+/**
+ * The CVEs EPSS is first to name get their row written once, whole: EPSS
+ * scores only published CVEs, and no other evidence can exist for a CVE
+ * without a row (KEV and exploit lists create theirs), so the priority is
+ * the EPSS factor alone. A first import adds some 300,000 such rows;
+ * inserting them bare and then updating them wrote every one three times.
+ */
+async function insertNewEpssCves(trx: Kysely<Database>, now: Date): Promise<void> {
+  let after = "";
+  for (;;) {
+    const rows = (
+      await sql<{ id: string; epss: number | null; percentile: number | null; score_date: string | null; week_ago: number | null }>`
+        select n.id, n.epss, n.percentile, n.score_date, n.week_ago from ${epssNow} n
+        where n.id > ${after} and not exists (select 1 from cves c where c.id = n.id)
+        order by n.id limit ${PRIORITY_READ_BATCH}`.execute(trx)
+    ).rows;
+    const last = rows.at(-1);
+    if (!last) return;
+    after = last.id;
+    await insertRows(
+      trx,
+      "cves",
+      rows.map((row) => ({
+        id: row.id,
+        state: "PUBLISHED",
+        descriptions: "[]",
+        epss: row.epss,
+        epss_percentile: row.percentile,
+        epss_date: row.score_date,
+        epss_7d_ago: row.week_ago,
+        priority_score: computeCvePriority(
+          {
+            state: "PUBLISHED",
+            kev: null,
+            epss: row.epss === null ? null : { score: row.epss, percentile: row.percentile, date: row.score_date },
+            exploitCount: 0,
+            cvss: null,
+            published: null,
+          },
+          now,
+        ).score,
+      })),
+    );
+  }
+}
+
+/**
+ * After an EPSS import: the current and week-old EPSS of the CVEs whose
+ * scores the import added or changed (`staging.touched_cves`), written only
+ * where they moved, and the priority of only those CVEs recomputed. A daily
+ * file restates every score, but most CVEs' scores and nearly all their
+ * priorities (rounded to a tenth) stay as they were; KEV, exploits and CVSS
+ * are not EPSS's to change.
+ */
+export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Promise<number> {
+  const run = (query: RawBuilder<unknown>) => query.execute(trx);
+  const latest = await trx.selectFrom("epss_scores").select(sql<string | null>`max(score_date)`.as("d")).executeTakeFirst();
+  const weekAgo = latest?.d ? daysBefore(latest.d, 7) : "";
+  await run(sql`drop table if exists ${epssNow}`);
+  // Each lookup is a seek on epss_scores' primary key (cve_id, score_date).
+  await run(sql`create table ${epssNow} (id text primary key, epss real, percentile real, score_date text, week_ago real)`);
+  await run(sql`
+    insert into ${epssNow} (id, epss, percentile, score_date, week_ago)
+    select t.id, e.epss, e.percentile, e.score_date,
+      (select w.epss from epss_scores w where w.cve_id = t.id and w.score_date <= ${weekAgo} order by w.score_date desc limit 1) as week_ago
+    from (select distinct id from ${touched}) t
+    left join epss_scores e on e.cve_id = t.id and e.score_date = (select max(m.score_date) from epss_scores m where m.cve_id = t.id)
+    order by t.id`);
+  await insertNewEpssCves(trx, now);
+  await run(sql`drop table if exists ${rescore}`);
+  await run(sql`create table ${rescore} (id text primary key)`);
+  await run(sql`
+    insert into ${rescore} (id)
+    select n.id from ${epssNow} n join cves c on c.id = n.id
+    where c.epss is distinct from n.epss or c.epss_percentile is distinct from n.percentile
+      or c.epss_date is distinct from n.score_date or c.epss_7d_ago is distinct from n.week_ago
+    order by n.id`);
+  await run(sql`
+    update cves set epss = n.epss, epss_percentile = n.percentile, epss_date = n.score_date, epss_7d_ago = n.week_ago
+    from ${epssNow} n join ${rescore} r on r.id = n.id
+    where n.id = cves.id`);
+  return refreshPriorities(trx, "rescore", now);
 }
