@@ -280,6 +280,8 @@ async function rebuild(ctx: MergeContext, complete: boolean): Promise<void> {
   });
   await dropGeneration(db, "_old");
   await between();
+  // The replaced generation's pages would otherwise stay in the file as free pages until the next rebuild.
+  await ctx.store.reclaimFreePages();
 }
 
 /** Tables of a generation that is not served: leftovers of a killed rebuild, or the one just replaced. */
