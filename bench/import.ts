@@ -36,7 +36,8 @@ child, in the same run, so both see the same machine load.
                  production build (npm run build first) serves the same
                  database and a few pages are requested (4 connections,
                  20 requests/s in all, so the import keeps its CPU):
-                 p95 during the import against 10 s idle just before it.
+                 p95 during the import against 10 s idle just before it
+                 (after a 10 s warm-up).
                  "none" skips this (it is also skipped when there is no build)
 
 After the first import of every source, each is imported again from the
@@ -115,6 +116,7 @@ async function rawParse(name: string): Promise<RawMeasurement> {
 
 /** Seconds of idle serving measured before the import the server is measured beside. */
 const IDLE_SECONDS = 10;
+const WARM_UP_SECONDS = 10;
 
 function hasBuild(): boolean {
   try {
@@ -223,6 +225,8 @@ if (values.raw) {
       if (name === serveSource) {
         const server = await startProductionServer(dbPath);
         try {
+          // A server just started renders cold (JIT, page cache, response cache): warm it first.
+          await measureServing(server.url, { seconds: WARM_UP_SECONDS });
           const idle = await measureServing(server.url, { seconds: IDLE_SECONDS });
           const running = importing();
           const during = await measureServing(server.url, { done: running });
