@@ -4,6 +4,9 @@ import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pino from "pino";
+import { sizeReport } from "./db-size";
+import { measureServing, REQUESTS_PER_SECOND, SERVING_PATHS, type ServingFigures } from "./import-serving";
+import { readBuildId, startProductionServer } from "./load/servers";
 import { migrateToLatest } from "../server/db/migrate";
 import { loadPipelineConfig } from "../server/pipeline/config";
 import { openSqliteImportStore } from "../server/pipeline/engine/store";
@@ -28,7 +31,17 @@ child, in the same run, so both see the same machine load.
                  cross-source steps then see only what these stored
   --mirror DIR   directory laid out like ../shared/data
   --db PATH      keep the database here instead of in a temporary folder
-                 (it must not exist yet, or hold only earlier runs' sources)`;
+                 (it must not exist yet, or hold only earlier runs' sources)
+  --serve NAME   while NAME imports (default maltrail, the largest), the
+                 production build (npm run build first) serves the same
+                 database and a few pages are requested (4 connections,
+                 20 requests/s in all, so the import keeps its CPU):
+                 p95 during the import against 10 s idle just before it
+                 (after a 10 s warm-up).
+                 "none" skips this (it is also skipped when there is no build)
+
+After the first import of every source, each is imported again from the
+same files: the unchanged re-import's time against the first import's.`;
 
 const projectRoot = resolve(import.meta.dirname, "..");
 const { values } = parseArgs({
@@ -36,6 +49,7 @@ const { values } = parseArgs({
     mirror: { type: "string" },
     source: { type: "string", multiple: true },
     db: { type: "string" },
+    serve: { type: "string" },
     raw: { type: "string" },
     import: { type: "string" },
     help: { type: "boolean", short: "h" },
@@ -98,6 +112,19 @@ async function rawParse(name: string): Promise<RawMeasurement> {
   let records = 0;
   for await (const _ of source.read(ctx)) records += 1;
   return { records, rawMs: performance.now() - started, peakRssMb: peakRssMb() };
+}
+
+/** Seconds of idle serving measured before the import the server is measured beside. */
+const IDLE_SECONDS = 10;
+const WARM_UP_SECONDS = 10;
+
+function hasBuild(): boolean {
+  try {
+    readBuildId();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** One source's import into the shared database, as `npm run sync` does it: an import store and syncSources. */
@@ -180,7 +207,12 @@ if (values.raw) {
   await migrateToLatest(setup.db);
   await setup.close();
 
+  const serveSource = values.serve === "none" || !hasBuild() ? null : (values.serve ?? "maltrail");
+  let serving: { source: string; idle: ServingFigures; during: ServingFigures } | null = null;
   const rows = [];
+  const reimports: Array<Record<string, string | number>> = [];
+  let totalReimportMs = 0;
+  let size: ReturnType<typeof sizeReport> = { fileBytes: 0, freeBytes: 0, objects: [] };
   let totalRecords = 0;
   let totalImportMs = 0;
   let totalRawMs = 0;
@@ -188,10 +220,28 @@ if (values.raw) {
   try {
     for (const name of names) {
       const { result: raw } = await inChild<RawMeasurement>(["--raw", name]);
+      const importing = () => inChild<ImportMeasurement>(["--import", name, "--db", dbPath], [`${dbPath}-wal`, `${dbPath}.staging-${name}`]);
+      let run: Awaited<ReturnType<typeof importing>>;
+      if (name === serveSource) {
+        const server = await startProductionServer(dbPath);
+        try {
+          // A server just started renders cold (JIT, page cache, response cache): warm it first.
+          await measureServing(server.url, { seconds: WARM_UP_SECONDS });
+          const idle = await measureServing(server.url, { seconds: IDLE_SECONDS });
+          const running = importing();
+          const during = await measureServing(server.url, { done: running });
+          run = await running;
+          serving = { source: name, idle, during };
+        } finally {
+          await server.stop();
+        }
+      } else {
+        run = await importing();
+      }
       const {
         result: imported,
         peaks: [walPeak = 0, stagingPeak = 0],
-      } = await inChild<ImportMeasurement>(["--import", name, "--db", dbPath], [`${dbPath}-wal`, `${dbPath}.staging-${name}`]);
+      } = run;
       const dbSize = fileSize(dbPath);
       totalRecords += imported.records;
       totalImportMs += imported.importMs;
@@ -220,6 +270,14 @@ if (values.raw) {
           (imported.error ? `: ${imported.error}` : ""),
       );
     }
+    // The same files again: every source should find its files unchanged and write nothing.
+    for (const name of names) {
+      const { result: again } = await inChild<ImportMeasurement>(["--import", name, "--db", dbPath]);
+      totalReimportMs += again.importMs;
+      const first = rows.find((row) => row.source === name)!;
+      reimports.push({ source: name, status: again.status, "first s": first["import s"], "re-import s": seconds(again.importMs) });
+    }
+    size = sizeReport(dbPath);
   } finally {
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
   }
@@ -236,4 +294,25 @@ if (values.raw) {
   });
   console.log(`Mirror: ${mirrorDir}\nDatabase: ${values.db ? dbPath : "(temporary, deleted)"}; sources imported in sync order into it`);
   console.table(rows);
+  console.log(`Unchanged re-import of every source: ${seconds(totalReimportMs)} s, ${(totalReimportMs / totalImportMs).toFixed(3)}× the first import (target ≤ 0.3×)`);
+  console.table(reimports);
+  const records = (object: { rows: number }) => Math.max(1, object.rows);
+  console.log(
+    `Database file ${mb(size.fileBytes)} MB, of which ${mb(size.freeBytes)} MB free pages; per table and index (bytes per row of its table):`,
+  );
+  console.table(
+    size.objects
+      .filter((object) => object.bytes >= 1024 * 1024)
+      .map((object) => ({ name: object.name, kind: object.kind, table: object.table, MB: mb(object.bytes), rows: object.rows, "bytes/row": Math.round(object.bytes / records(object)) })),
+  );
+  if (serving) {
+    const { source, idle, during } = serving;
+    console.log(
+      `Serving (production build, ${SERVING_PATHS.length} paths, 4 connections, ${REQUESTS_PER_SECOND} requests/s): idle ${IDLE_SECONDS} s p50 ${idle.p50Ms.toFixed(1)} ms p95 ${idle.p95Ms.toFixed(1)} ms (${idle.requests} answers); ` +
+        `during the ${source} import p50 ${during.p50Ms.toFixed(1)} ms p95 ${during.p95Ms.toFixed(1)} ms (${during.requests} answers, ${during.non2xx} not 2xx, ${during.errors} errors): ` +
+        `${(during.p95Ms / Math.max(1, idle.p95Ms)).toFixed(2)}× idle p95 (target ≤ 1.5×)`,
+    );
+  } else {
+    console.log("Serving during an import: not measured (no build in dist/, or --serve none)");
+  }
 }

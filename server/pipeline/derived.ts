@@ -10,6 +10,14 @@ export const TOUCHED_CVES: StagingTable = { name: "touched_cves", columns: [["id
 
 const touched = sql.table("staging.touched_cves");
 
+/**
+ * The evidence copied into `cves`, by the feed that provides it. An importer
+ * refreshes only the kinds its feed changes: a row a feed creates has no
+ * other evidence yet (every source that names a CVE creates its row).
+ */
+export const EVIDENCE_KINDS = ["kev", "epss", "exploits", "cvss"] as const;
+export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
+
 /** Preference among equal best CVSS scores: the CNA's own rating first. */
 const SOURCE_RANK = sql`case source when 'cna' then 0 when 'cisa-adp' then 1 when 'nvd' then 2 else 3 end`;
 
@@ -24,6 +32,10 @@ type Scope = "touched" | "all";
 function inScope(scope: Scope, id: Expression<unknown>): Expression<SqlBool> {
   return scope === "all" ? sql<SqlBool>`true` : sql<SqlBool>`${id} in (select id from ${touched})`;
 }
+
+/** Where the EPSS refresh keeps its work: the touched CVEs' EPSS as it should be, and the ids whose EPSS moved. */
+const epssNow = sql.table("staging.epss_now");
+const rescore = sql.table("staging.rescore");
 
 /**
  * A row in `cves` for every touched id: a CVE exists as soon as any source
@@ -44,11 +56,20 @@ async function ensureRows(trx: Kysely<Database>): Promise<void> {
  * went away. For a CVE without a record, KEV's name, description, vendor and
  * product stand in, and the page says whose they are.
  */
-async function refreshEvidenceColumns(trx: Kysely<Database>, scope: Scope): Promise<void> {
+async function refreshEvidenceColumns(trx: Kysely<Database>, scope: Scope, kinds: ReadonlySet<EvidenceKind>): Promise<void> {
   const run = (query: RawBuilder<unknown>) => query.execute(trx);
   const cveScope = inScope(scope, sql.ref("cves.id"));
   const idScope = (column: string) => inScope(scope, sql.ref(column));
 
+  if (kinds.has("kev")) await refreshKev(run, cveScope);
+  if (kinds.has("epss")) await refreshEpss(trx, run, cveScope, idScope);
+  if (kinds.has("exploits")) await refreshExploits(run, cveScope, idScope);
+  if (kinds.has("cvss")) await refreshCvss(run, cveScope, idScope);
+}
+
+type Run = (query: RawBuilder<unknown>) => Promise<unknown>;
+
+async function refreshKev(run: Run, cveScope: Expression<SqlBool>): Promise<void> {
   await run(sql`
     update cves set kev = 1, kev_date_added = k.date_added, kev_due_date = k.due_date,
       kev_ransomware = case when lower(k.known_ransomware_use) = 'known' then 1 else 0 end
@@ -56,7 +77,14 @@ async function refreshEvidenceColumns(trx: Kysely<Database>, scope: Scope): Prom
   await run(sql`
     update cves set kev = 0, kev_date_added = null, kev_due_date = null, kev_ransomware = 0
     where kev = 1 and ${cveScope} and not exists (select 1 from kev_entries k where k.cve_id = cves.id)`);
+  // Without a record, KEV's own words stand in for the record's (kept only until the record arrives).
+  await run(sql`
+    update cves set title = k.vulnerability_name, description = k.short_description, vendor = k.vendor_project, product = k.product
+    from kev_entries k
+    where k.cve_id = cves.id and cves.has_record = 0 and ${cveScope}`);
+}
 
+async function refreshEpss(trx: Kysely<Database>, run: Run, cveScope: Expression<SqlBool>, idScope: (column: string) => Expression<SqlBool>): Promise<void> {
   const latest = await trx.selectFrom("epss_scores").select(sql<string | null>`max(score_date)`.as("d")).executeTakeFirst();
   const weekAgo = latest?.d ? daysBefore(latest.d, 7) : null;
   await run(sql`
@@ -80,7 +108,9 @@ async function refreshEvidenceColumns(trx: Kysely<Database>, scope: Scope): Prom
     update cves set epss_7d_ago = null
     where epss_7d_ago is not null and ${cveScope}
       and not exists (select 1 from epss_scores w where w.cve_id = cves.id and w.score_date <= ${weekAgo ?? ""})`);
+}
 
+async function refreshExploits(run: Run, cveScope: Expression<SqlBool>, idScope: (column: string) => Expression<SqlBool>): Promise<void> {
   await run(sql`
     update cves set exploit_count = x.n
     from (
@@ -92,7 +122,9 @@ async function refreshEvidenceColumns(trx: Kysely<Database>, scope: Scope): Prom
     update cves set exploit_count = 0
     where exploit_count <> 0 and ${cveScope}
       and not exists (select 1 from cve_exploits x where x.cve_id = cves.id and x.kind in (${sql.join([...EXPLOIT_KINDS])}))`);
+}
 
+async function refreshCvss(run: Run, cveScope: Expression<SqlBool>, idScope: (column: string) => Expression<SqlBool>): Promise<void> {
   await run(sql`
     update cves set cvss_score = b.score, cvss_severity = b.severity, cvss_version = b.version, cvss_source = b.source
     from (
@@ -104,12 +136,6 @@ async function refreshEvidenceColumns(trx: Kysely<Database>, scope: Scope): Prom
   await run(sql`
     update cves set cvss_score = null, cvss_severity = null, cvss_version = null, cvss_source = null
     where cvss_score is not null and ${cveScope} and not exists (select 1 from cve_cvss m where m.cve_id = cves.id)`);
-
-  // Without a record, KEV's own words stand in for the record's (kept only until the record arrives).
-  await run(sql`
-    update cves set title = k.vulnerability_name, description = k.short_description, vendor = k.vendor_project, product = k.product
-    from kev_entries k
-    where k.cve_id = cves.id and cves.has_record = 0 and ${cveScope}`);
 }
 
 /** Rows whose priority is written per statement: small enough to plan fast, few enough round trips. */
@@ -123,21 +149,24 @@ const PRIORITY_READ_BATCH = 5_000;
  * per statement (`update … from (values …)`): one round trip per 500 rows,
  * not per row. Rows are read in id order, a bounded batch at a time.
  */
-async function refreshPriorities(trx: Kysely<Database>, scope: Scope, now: Date): Promise<number> {
+async function refreshPriorities(trx: Kysely<Database>, scope: Scope | "rescore", now: Date): Promise<number> {
   let moved = 0;
   let after = "";
   for (;;) {
-    const rows = await trx
+    const query = trx
       .selectFrom("cves")
       .select([
-        "id", "state", "kev", "kev_date_added", "kev_ransomware", "epss", "epss_percentile", "epss_date", "exploit_count",
+        "cves.id", "state", "kev", "kev_date_added", "kev_ransomware", "epss", "epss_percentile", "epss_date", "exploit_count",
         "cvss_score", "cvss_version", "cvss_source", "date_published", "priority_score",
       ])
-      .where("id", ">", after)
-      .where((eb) => inScope(scope, eb.ref("cves.id")))
-      .orderBy("id")
-      .limit(PRIORITY_READ_BATCH)
-      .execute();
+      .where("cves.id", ">", after)
+      .orderBy("cves.id")
+      .limit(PRIORITY_READ_BATCH);
+    // The rescore set is keyed by id: walking it and looking each CVE up beats testing every CVE against it.
+    const rows = await (scope === "rescore"
+      ? query.innerJoin(sql<{ id: string }>`${rescore}`.as("r"), (join) => join.onRef("r.id", "=", "cves.id"))
+      : query.where((eb) => inScope(scope, eb.ref("cves.id")))
+    ).execute();
     const last = rows.at(-1);
     if (!last) return moved;
     after = last.id;
@@ -170,8 +199,53 @@ async function refreshPriorities(trx: Kysely<Database>, scope: Scope, now: Date)
  * CVEs (or all) up to date, inside the import's transaction, so the list
  * never shows a half-updated ranking.
  */
-export async function refreshCveDerived(trx: Kysely<Database>, scope: Scope, now: Date): Promise<number> {
+export async function refreshCveDerived(trx: Kysely<Database>, scope: Scope, now: Date, kinds: readonly EvidenceKind[] = EVIDENCE_KINDS): Promise<number> {
   if (scope === "touched") await ensureRows(trx);
-  await refreshEvidenceColumns(trx, scope);
+  await refreshEvidenceColumns(trx, scope, new Set(kinds));
   return refreshPriorities(trx, scope, now);
+}
+
+/**
+ * After an EPSS import: the current and week-old EPSS of the CVEs whose
+ * scores the import added or changed (`staging.touched_cves`), written only
+ * where they moved, and the priority of only those CVEs recomputed. A daily
+ * file restates every score, but most CVEs' scores and nearly all their
+ * priorities (rounded to a tenth) stay as they were; KEV, exploits and CVSS
+ * are not EPSS's to change.
+ */
+export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Promise<number> {
+  const run = (query: RawBuilder<unknown>) => query.execute(trx);
+  const latest = await trx.selectFrom("epss_scores").select(sql<string | null>`max(score_date)`.as("d")).executeTakeFirst();
+  const weekAgo = latest?.d ? daysBefore(latest.d, 7) : "";
+  await run(sql`drop table if exists ${epssNow}`);
+  // Each lookup is a seek on epss_scores' primary key (cve_id, score_date).
+  await run(sql`create table ${epssNow} (id text primary key, epss real, percentile real, score_date text, week_ago real)`);
+  await run(sql`
+    insert into ${epssNow} (id, epss, percentile, score_date, week_ago)
+    select t.id, e.epss, e.percentile, e.score_date,
+      (select w.epss from epss_scores w where w.cve_id = t.id and w.score_date <= ${weekAgo} order by w.score_date desc limit 1) as week_ago
+    from (select distinct id from ${touched}) t
+    left join epss_scores e on e.cve_id = t.id and e.score_date = (select max(m.score_date) from epss_scores m where m.cve_id = t.id)
+    order by t.id`);
+  await run(sql`drop table if exists ${rescore}`);
+  await run(sql`create table ${rescore} (id text primary key)`);
+  await run(sql`
+    insert into ${rescore} (id)
+    select n.id from ${epssNow} n join cves c on c.id = n.id
+    where c.epss is distinct from n.epss or c.epss_percentile is distinct from n.percentile
+      or c.epss_date is distinct from n.score_date or c.epss_7d_ago is distinct from n.week_ago
+    order by n.id`);
+  await run(sql`
+    update cves set epss = n.epss, epss_percentile = n.percentile, epss_date = n.score_date, epss_7d_ago = n.week_ago
+    from ${epssNow} n join ${rescore} r on r.id = n.id
+    where n.id = cves.id`);
+  // A CVE EPSS is first to name (EPSS scores published CVEs only) is written with its scores, not updated after.
+  await run(sql`
+    insert into ${rescore} (id)
+    select n.id from ${epssNow} n where not exists (select 1 from cves c where c.id = n.id) order by n.id`);
+  await run(sql`
+    insert into cves (id, state, epss, epss_percentile, epss_date, epss_7d_ago)
+    select n.id, 'PUBLISHED', n.epss, n.percentile, n.score_date, n.week_ago from ${epssNow} n
+    where not exists (select 1 from cves c where c.id = n.id) order by n.id`);
+  return refreshPriorities(trx, "rescore", now);
 }

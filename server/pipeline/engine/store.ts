@@ -20,6 +20,13 @@ export interface ImportStore {
   readonly rebuildsLargeMerges: boolean;
   /** Lets the WAL be reused between the statements of a large merge. */
   checkpoint(): Promise<void>;
+  /**
+   * Gives the file's free pages back to the file system, in bounded steps
+   * (the WAL checkpointed between them), after a large merge dropped the
+   * tables it replaced. Nothing to do on PostgreSQL, or on a SQLite file
+   * created before incremental auto-vacuum (README: upgrading).
+   */
+  reclaimFreePages(): Promise<void>;
   /** An index on a staging table (the dialects name it differently). */
   indexStaging(db: Kysely<Database>, table: string, columns: readonly string[]): Promise<void>;
   close(): Promise<void>;
@@ -31,6 +38,11 @@ export interface ImportStore {
  * of 615 and 706 MB.
  */
 const IMPORT_CACHE_KIB = 32 * 1024;
+
+/** `pragma auto_vacuum`'s value for incremental. */
+const INCREMENTAL = 2;
+/** Pages freed per transaction when a file shrinks: 32 MB of 4 KiB pages moved at most, so the WAL stays small. */
+const RECLAIM_PAGES_PER_STEP = 8_192;
 
 export function openSqliteImportStore(path: string): ImportStore {
   mkdirSync(dirname(path), { recursive: true });
@@ -47,6 +59,13 @@ export function openSqliteImportStore(path: string): ImportStore {
     rebuildsLargeMerges: true,
     async checkpoint() {
       await sql`pragma wal_checkpoint(passive)`.execute(db);
+    },
+    async reclaimFreePages() {
+      if (sqlite.pragma("auto_vacuum", { simple: true }) !== INCREMENTAL) return;
+      while (Number(sqlite.pragma("freelist_count", { simple: true })) > 0) {
+        sqlite.pragma(`incremental_vacuum(${RECLAIM_PAGES_PER_STEP})`);
+        sqlite.pragma("wal_checkpoint(passive)");
+      }
     },
     async indexStaging(on, table, columns) {
       await sql`create index ${sql.id("staging", `${table}_${columns.join("_")}`)} on ${sql.id(table)} (${sql.join(columns.map((c) => sql.id(c)))})`.execute(on);

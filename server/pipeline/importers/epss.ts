@@ -1,9 +1,12 @@
-import { sql } from "kysely";
+import { sql, type RawBuilder } from "kysely";
 import type { EpssScore } from "../../feeds/cve/records";
-import { refreshCveDerived } from "../derived";
+import { refreshEpssDerived, TOUCHED_CVES } from "../derived";
 import type { Importer } from "../engine/importer";
 
 const staged = sql.table("staging.scores");
+const day = sql.table("staging.scores_by_day");
+const changed = sql.table("staging.changed_scores");
+const touched = sql.table("staging.touched_cves");
 
 /**
  * FIRST EPSS, one row per CVE and score date: a new day adds rows and the
@@ -18,30 +21,37 @@ export function epssImporter(): Importer<EpssScore> {
         name: "scores",
         columns: [["cve_id", "text"], ["score_date", "text"], ["epss", "real"], ["percentile", "real"], ["model_version", "text"]],
       },
+      TOUCHED_CVES,
     ],
     stage: (s, out) => out.row("scores", [s.cveId, s.scoreDate, s.epss, s.percentile, s.modelVersion]),
     async merge(ctx) {
       const { db } = ctx.store;
-      const count = async (query: ReturnType<typeof sql<{ n: number }>>) => Number((await query.execute(db)).rows[0]?.n ?? 0);
-      const distinct = await count(sql<{ n: number }>`select count(*) as n from (select distinct cve_id, score_date from ${staged}) d`);
-      ctx.counts.added = await count(sql<{ n: number }>`
-        select count(*) as n from (select distinct cve_id, score_date from ${staged}) d
-        where not exists (select 1 from epss_scores e where e.cve_id = d.cve_id and e.score_date = d.score_date)`);
-      ctx.counts.updated = await count(sql<{ n: number }>`
-        select count(*) as n from (select cve_id, score_date, max(epss) as epss, max(percentile) as percentile, max(model_version) as model_version from ${staged} group by cve_id, score_date) d
-        join epss_scores e on e.cve_id = d.cve_id and e.score_date = d.score_date
-        where e.epss is distinct from d.epss or e.percentile is distinct from d.percentile or e.model_version is distinct from d.model_version`);
+      const count = async (query: RawBuilder<{ n: number | string }>) => Number((await query.execute(db)).rows[0]?.n ?? 0);
+      // One row per CVE and day (a file states each once; a repeated line keeps its highest values).
+      await sql`drop table if exists ${day}`.execute(db);
+      await sql`
+        create table ${day} as
+        select cve_id, score_date, max(epss) as epss, max(percentile) as percentile, max(model_version) as model_version
+        from ${staged} group by cve_id, score_date`.execute(db);
+      await sql`drop table if exists ${changed}`.execute(db);
+      await sql`
+        create table ${changed} as
+        select d.*, case when e.cve_id is null then 1 else 0 end as is_new
+        from ${day} d left join epss_scores e on e.cve_id = d.cve_id and e.score_date = d.score_date
+        where e.cve_id is null or e.epss is distinct from d.epss or e.percentile is distinct from d.percentile
+          or e.model_version is distinct from d.model_version`.execute(db);
+      const distinct = await count(sql<{ n: number }>`select count(*) as n from ${day}`);
+      ctx.counts.added = await count(sql<{ n: number }>`select count(*) as n from ${changed} where is_new = 1`);
+      ctx.counts.updated = await count(sql<{ n: number }>`select count(*) as n from ${changed} where is_new = 0`);
       ctx.counts.unchanged = distinct - ctx.counts.added - ctx.counts.updated;
       await ctx.commit(async (trx) => {
+        if (ctx.counts.added + ctx.counts.updated === 0) return;
         await sql`
           insert into epss_scores (cve_id, score_date, epss, percentile, model_version)
-          select cve_id, score_date, max(epss), max(percentile), max(model_version) from ${staged} where true group by cve_id, score_date
-          on conflict (cve_id, score_date) do update set epss = excluded.epss, percentile = excluded.percentile, model_version = excluded.model_version
-          where epss_scores.epss is distinct from excluded.epss or epss_scores.percentile is distinct from excluded.percentile
-            or epss_scores.model_version is distinct from excluded.model_version`.execute(trx);
-        await sql`insert into cves (id, state) select distinct cve_id, 'PUBLISHED' from ${staged} where true order by cve_id on conflict (id) do nothing`.execute(trx);
-        // A daily file moves almost every CVE's score: one pass over every row beats tracking them.
-        if (ctx.counts.added + ctx.counts.updated > 0) await refreshCveDerived(trx, "all", ctx.now);
+          select cve_id, score_date, epss, percentile, model_version from ${changed} where true order by cve_id, score_date
+          on conflict (cve_id, score_date) do update set epss = excluded.epss, percentile = excluded.percentile, model_version = excluded.model_version`.execute(trx);
+        await sql`insert into ${touched} (id) select distinct cve_id from ${changed} where true`.execute(trx);
+        await refreshEpssDerived(trx, ctx.now);
       });
     },
     async countRecords(db) {

@@ -280,6 +280,8 @@ async function rebuild(ctx: MergeContext, complete: boolean): Promise<void> {
   });
   await dropGeneration(db, "_old");
   await between();
+  // The replaced generation's pages would otherwise stay in the file as free pages until the next rebuild.
+  await ctx.store.reclaimFreePages();
 }
 
 /** Tables of a generation that is not served: leftovers of a killed rebuild, or the one just replaced. */
@@ -290,7 +292,7 @@ async function dropGeneration(db: Kysely<Database>, suffix: string): Promise<voi
 }
 
 /**
- * Stores IOC sightings (shared/types/ioc.ts) from any IOC feed. `complete`:
+ * Stores IOC sightings (server/feeds/ioc/sighting.ts) from any IOC feed. `complete`:
  * the feed lists everything it knows on every run (maltrail, signature-base,
  * Feodo Tracker's blocklist), so a sighting it no longer lists is marked
  * delisted; incremental feeds (TweetFeed's daily files, abuse.ch's "recent"

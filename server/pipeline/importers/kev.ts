@@ -50,7 +50,7 @@ export function kevImporter(): Importer<KevEntry> {
           await touch(ids);
         }
         await saveRecordHashes(trx, ctx.source);
-        await refreshCveDerived(trx, "touched", ctx.now);
+        await refreshCveDerived(trx, "touched", ctx.now, ["kev"]);
       });
     },
     countRecords: countHashes,

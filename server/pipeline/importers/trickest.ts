@@ -47,7 +47,8 @@ export function trickestImporter(): Importer<TrickestRecord> {
         for (const child of CHILDREN) await replaceChildRows(trx, child, ORIGIN);
         await sql`insert into ${sql.table("staging.touched_cves")} (id) select record_key from ${sql.table("staging.changed")}`.execute(trx);
         await saveStagedHashes(trx, ctx.source, "trickest_pages");
-        await refreshCveDerived(trx, "touched", ctx.now);
+        // Trickest's pages give exploits; their products and CWEs are not copied into `cves`.
+        await refreshCveDerived(trx, "touched", ctx.now, ["exploits"]);
       });
     },
     countRecords: countHashes,
