@@ -212,7 +212,7 @@ if (values.raw) {
   const rows = [];
   const reimports: Array<Record<string, string | number>> = [];
   let totalReimportMs = 0;
-  let size: ReturnType<typeof sizeReport> = { fileBytes: 0, freeBytes: 0, objects: [] };
+  let size!: ReturnType<typeof sizeReport>;
   let totalRecords = 0;
   let totalImportMs = 0;
   let totalRawMs = 0;
