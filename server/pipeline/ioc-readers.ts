@@ -13,9 +13,9 @@ import { parseThreatFoxCsv, parseThreatFoxJson } from "../feeds/ioc/threatfox";
 import { parseTweetFeedCsv } from "../feeds/ioc/tweetfeed";
 import { parseUrlhausCsv } from "../feeds/ioc/urlhaus";
 import { parseWarninglist, type Warninglist } from "../feeds/warninglists/parse";
-import type { ParseResult } from "./feed";
+import type { ParseResult } from "../feeds/format";
 import { isUrl } from "./download";
-import { isDirectory, peek, readText, tarEntries } from "./input";
+import { isDirectory, peek, readText, tarEntries } from "../feeds/feed-file";
 import { feedFiles } from "./readers";
 import type { FeedFile, ReadContext } from "./run";
 

@@ -10,8 +10,8 @@ import { parseKev } from "../feeds/cve/kev";
 import { parseNvdPage } from "../feeds/cve/nvd";
 import { parseTrickestLines, parseTrickestMarkdown } from "../feeds/cve/trickest";
 import { isUrl } from "./download";
-import type { ParseResult } from "./feed";
-import { isDirectory, readText, tarEntries, walkFiles } from "./input";
+import type { ParseResult } from "../feeds/format";
+import { isDirectory, readText, tarEntries, walkFiles } from "../feeds/feed-file";
 import type { FeedFile, ReadContext } from "./run";
 
 const TARBALL = /\.(tar\.gz|tgz)$/i;

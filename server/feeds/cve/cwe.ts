@@ -1,7 +1,7 @@
 import type { Readable } from "node:stream";
 import sax from "sax";
 import type { CweEntry } from "../../../shared/types/cve";
-import { accepted, rejected, type ParseResult } from "../../pipeline/feed";
+import { accepted, rejected, type ParseResult } from "../format";
 
 const KINDS: Record<string, CweEntry["kind"]> = { Weakness: "weakness", Category: "category", View: "view" };
 

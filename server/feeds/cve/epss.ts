@@ -1,8 +1,8 @@
 import type { Readable } from "node:stream";
 import { parseCveId } from "../../../shared/cve/cve-id";
 import type { EpssScore } from "../../../shared/types/cve";
-import { accepted, rejected, type ParseResult } from "../../pipeline/feed";
-import { readLines } from "../../pipeline/input";
+import { accepted, rejected, type ParseResult } from "../format";
+import { readLines } from "../feed-file";
 
 export interface EpssFileOptions {
   /** YYYY-MM-DD used when the file has no `score_date` comment (the file's own date). */

@@ -3,8 +3,8 @@ import { parse as parseCsv } from "csv-parse";
 import { z } from "zod";
 import { parseCveId } from "../../../shared/cve/cve-id";
 import type { KevEntry } from "../../../shared/types/cve";
-import { accepted, rejected, type ParseResult } from "../../pipeline/feed";
-import { peek, readText } from "../../pipeline/input";
+import { accepted, rejected, type ParseResult } from "../format";
+import { peek, readText } from "../feed-file";
 
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be YYYY-MM-DD");
 const optionalText = z

@@ -1,8 +1,8 @@
 import type { Readable } from "node:stream";
 import { parseCveId } from "../../../shared/cve/cve-id";
 import type { CveWeakness, ExploitReference, TrickestRecord } from "../../../shared/types/cve";
-import { accepted, rejected, type ParseResult } from "../../pipeline/feed";
-import { readLines } from "../../pipeline/input";
+import { accepted, rejected, type ParseResult } from "../format";
+import { readLines } from "../feed-file";
 
 const BADGE_START = "![](https://img.shields.io/static/v1?";
 const HEADING_ID = /^###\s*\[(CVE-\d{4}-\d+)\]/m;
