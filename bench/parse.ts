@@ -4,7 +4,7 @@ import { basename, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pino from "pino";
 import { loadPipelineConfig } from "../server/pipeline/config";
-import { openFeedFile } from "../server/pipeline/input";
+import { openFeedFile } from "../server/feeds/toolkit/file";
 import { DEFAULT_READ_LIMITS, type FeedFile, type ReadContext } from "../server/pipeline/run";
 import { getSource, SOURCES } from "../server/pipeline/sources";
 import { resolveLocations } from "../server/pipeline/sync";

@@ -3,23 +3,11 @@ import { normalizeDomain } from "../../../shared/ioc/domain";
 import { parseIpPort, parsePort } from "../../../shared/ioc/ip";
 import type { Indicator, IndicatorType } from "../../../shared/ioc/types";
 import type { IocSighting } from "../../../shared/types/ioc";
-
-/**
- * What a parser yields per record. Rejections carry where and why, so the
- * importer can count and log them; a parser only throws when the container
- * itself is broken (truncated gzip, corrupt tar, invalid JSON structure).
- */
-export type FeedRecordResult =
-  | { ok: true; record: IocSighting }
-  | { ok: false; location: string; reason: string };
+import { rejected, type ParseResult } from "../toolkit/result";
 
 export interface ParserOptions {
   /** Feed id written to every record; each parser has a sensible default. */
   source?: string;
-}
-
-export function reject(location: string, reason: string): FeedRecordResult {
-  return { ok: false, location, reason };
 }
 
 const MAX_QUOTED_VALUE = 120;
@@ -200,10 +188,10 @@ export function sighting(
   rawValue: string,
   value: { indicator: Indicator; port: number | null },
   fields: SightingFields,
-): FeedRecordResult {
+): ParseResult<IocSighting> {
   const tags = fields.tags ?? [];
   const damaged = [rawValue, ...tags, ...(fields.aliases ?? []), fields.malwareFamily ?? "", fields.threatType ?? ""].find((text) => DAMAGED_TEXT.test(text));
-  if (damaged !== undefined) return reject(fields.location ?? "", `control character or U+FFFD in ${quote(damaged)}`);
+  if (damaged !== undefined) return rejected(fields.location ?? "", `control character or U+FFFD in ${quote(damaged)}`);
   return {
     ok: true,
     record: {

@@ -1,8 +1,8 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { splitCsvLine } from "../../../server/feeds/ioc/csv";
-import { MAX_LINE_LENGTH, readLines } from "../../../server/feeds/ioc/input";
-import { streamJsonValues } from "../../../server/feeds/ioc/json-stream";
+import { splitCsvLine } from "../../../server/feeds/toolkit/csv";
+import { MAX_LINE_LENGTH, readLines } from "../../../server/feeds/toolkit/lines";
+import { streamJsonValues } from "../../../server/feeds/toolkit/json-stream";
 
 async function lines(input: Iterable<string | Uint8Array>): Promise<Array<[number, string | null]>> {
   const out: Array<[number, string | null]> = [];

@@ -1,4 +1,16 @@
-import { readLines, type FeedInput } from "./input";
+import { Readable } from "node:stream";
+import { parse as parseCsv } from "csv-parse";
+import { readLines } from "./lines";
+import { decompressed, type FeedInput } from "./stream";
+
+/*
+ * Two CSV readers, for two kinds of file:
+ * - `csvRows` for the line-per-record feeds (abuse.ch, TweetFeed): `#`
+ *   comment lines (some holding the header), lenient quoting, a damaged line
+ *   rejected on its own, in batches for speed;
+ * - `csvRecords` for RFC 4180 files whose quoted fields may span lines
+ *   (CISA KEV), by csv-parse.
+ */
 
 /**
  * Splits one CSV line (RFC 4180 quoting, "" escapes). Spaces before a quoted
@@ -94,4 +106,31 @@ export function byColumn(cells: readonly string[], columns: readonly string[]): 
     record[column] = cells[index] ?? "";
   });
   return record;
+}
+
+export interface CsvRecord {
+  /** 1-based record number, the header being record 1. */
+  row: number;
+  record: Record<string, string>;
+}
+
+/**
+ * Records of a (possibly gzipped) RFC 4180 file with a header row, keyed by
+ * column name; blank lines and a byte-order mark are skipped, rows with more
+ * or fewer cells than the header are kept as they are.
+ */
+export async function* csvRecords(input: FeedInput): AsyncGenerator<CsvRecord> {
+  const source = Readable.from(decompressed(input));
+  const parser = source.pipe(parseCsv({ columns: true, bom: true, skip_empty_lines: true, relax_column_count: true }));
+  source.on("error", (error) => parser.destroy(error));
+  let row = 1;
+  try {
+    for await (const record of parser as AsyncIterable<Record<string, string>>) {
+      row += 1;
+      yield { row, record };
+    }
+  } finally {
+    source.destroy();
+    parser.destroy();
+  }
 }
