@@ -1,12 +1,16 @@
+import { Readable } from "node:stream";
 import { gzipSync } from "node:zlib";
+import tar from "tar-stream";
 import { describe, expect, it } from "vitest";
-import { splitCsvLine } from "../../../server/feeds/toolkit/csv";
+import { isTar, tarFiles } from "../../../server/feeds/toolkit/archive";
+import { csvRecords, splitCsvLine } from "../../../server/feeds/toolkit/csv";
 import { MAX_LINE_LENGTH, readLines } from "../../../server/feeds/toolkit/lines";
 import { streamJsonValues } from "../../../server/feeds/toolkit/json-stream";
+import { peek, readText } from "../../../server/feeds/toolkit/stream";
 
-async function lines(input: Iterable<string | Uint8Array>): Promise<Array<[number, string | null]>> {
+async function lines(input: Iterable<string | Uint8Array>, maxLineLength?: number): Promise<Array<[number, string | null]>> {
   const out: Array<[number, string | null]> = [];
-  for await (const batch of readLines(input)) for (const line of batch) out.push([line.number, line.text]);
+  for await (const batch of readLines(input, { maxLineLength })) for (const line of batch) out.push([line.number, line.text]);
   return out;
 }
 
@@ -86,6 +90,95 @@ describe("readLines", () => {
       [2, null],
       [3, "after"],
     ]);
+  });
+
+  it("keeps a line of any length when the format's records are one line each", async () => {
+    const long = "x".repeat(MAX_LINE_LENGTH + 10);
+    expect(await lines([`ok\n`, long.slice(0, 10), `${long.slice(10)}\n`], Infinity)).toEqual([
+      [1, "ok"],
+      [2, long],
+    ]);
+    expect(await lines(["abcdef\nab\n"], 3)).toEqual([
+      [1, null],
+      [2, "ab"],
+    ]);
+  });
+});
+
+describe("readText", () => {
+  it("decodes UTF-8 split across chunks, drops a byte-order mark and gunzips by content", async () => {
+    const bytes = Buffer.from("\ufeff{\"name\": \"例え\"}", "utf8");
+    const pieces = Array.from(bytes, (byte) => Uint8Array.of(byte));
+    expect(await readText(pieces)).toBe('{"name": "例え"}');
+    expect(await readText([gzipSync(bytes)])).toBe('{"name": "例え"}');
+    expect(await readText([])).toBe("");
+  });
+
+  it("turns invalid UTF-8 into U+FFFD instead of failing", async () => {
+    expect(await readText([Uint8Array.of(0x61, 0xff, 0x62)])).toBe("a\ufffdb");
+  });
+});
+
+describe("peek", () => {
+  it("shows the first chunk and still yields the whole input", async () => {
+    const { head, stream } = await peek(Readable.from([Buffer.from("{\"a\":"), Buffer.from("1}")]));
+    expect(head.toString()).toBe('{"a":');
+    expect(await readText(stream)).toBe('{"a":1}');
+    const empty = await peek([]);
+    expect(empty.head.length).toBe(0);
+    expect(await readText(empty.stream)).toBe("");
+  });
+});
+
+describe("csvRecords", () => {
+  it("keys RFC 4180 records by the header, with quoted fields spanning lines, and counts the header as row 1", async () => {
+    const csv = '\ufeffcveID,notes,cwes\r\nCVE-2024-1,"two\nlines, with ""quotes""","CWE-79, CWE-89"\r\n\r\nCVE-2024-2,,\r\n';
+    const rows = [];
+    for await (const row of csvRecords([gzipSync(Buffer.from(csv))])) rows.push(row);
+    expect(rows).toEqual([
+      { row: 2, record: { cveID: "CVE-2024-1", notes: 'two\nlines, with "quotes"', cwes: "CWE-79, CWE-89" } },
+      { row: 3, record: { cveID: "CVE-2024-2", notes: "", cwes: "" } },
+    ]);
+  });
+
+  it("fails on a quoted field that never closes", async () => {
+    const read = async () => {
+      for await (const _ of csvRecords(['a,b\n1,"open\n'])) void _;
+    };
+    await expect(read()).rejects.toThrow(/Quote Not Closed/i);
+  });
+});
+
+describe("tarFiles", () => {
+  async function tarball(files: Record<string, string>): Promise<Buffer> {
+    const pack = tar.pack();
+    pack.entry({ name: "dir/", type: "directory" });
+    for (const [name, body] of Object.entries(files)) pack.entry({ name }, body);
+    pack.finalize();
+    const chunks: Buffer[] = [];
+    for await (const chunk of pack) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  }
+
+  it("yields the regular files of a plain or gzipped tar with their bodies, skipping directories", async () => {
+    const archive = await tarball({ "dir/a.txt": "alpha\n", "dir/b.txt": "beta\n" });
+    expect(isTar(archive)).toBe(true);
+    expect(isTar(Buffer.from("plain text"))).toBe(false);
+    for (const input of [archive, gzipSync(archive)]) {
+      const seen: Array<[string, number, string]> = [];
+      for await (const file of tarFiles([input])) seen.push([file.name, file.size, await readText(file.body)]);
+      expect(seen).toEqual([
+        ["dir/a.txt", 6, "alpha\n"],
+        ["dir/b.txt", 5, "beta\n"],
+      ]);
+    }
+  });
+
+  it("skips the bodies a reader leaves unread", async () => {
+    const archive = await tarball({ "a.txt": "x".repeat(10_000), "b.txt": "b" });
+    const names: string[] = [];
+    for await (const file of tarFiles([archive])) names.push(file.name);
+    expect(names).toEqual(["a.txt", "b.txt"]);
   });
 });
 
