@@ -1,6 +1,11 @@
 import type { Indicator } from "../ioc/types";
 
-/** One feed's statement about one indicator, as produced by the feed parsers. */
+/**
+ * One feed's statement about one indicator, as produced by the feed parsers.
+ * The one declaration of a sighting: what the score, the STIX export and the
+ * detail page need of one are `Pick`s of it (ScoreSighting,
+ * StixSightingInput, IocSightingView), so a field means the same everywhere.
+ */
 export interface IocSighting {
   /** Feed id, e.g. "threatfox", "maltrail". */
   source: string;
