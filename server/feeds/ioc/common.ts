@@ -163,18 +163,13 @@ export function confidence(value: unknown): number | null {
   return Number.isFinite(number) && number >= 0 && number <= 100 ? number : null;
 }
 
-export interface SightingFields {
-  firstSeen?: string | null;
-  lastSeen?: string | null;
-  threatType?: string | null;
-  malwareFamily?: string | null;
-  tags?: string[];
-  confidence?: number | null;
-  reporter?: string | null;
-  reference?: string | null;
+/** The sighting's fields a feed states (absent ones become null or empty), and what `sighting` needs to build the rest. */
+export interface SightingFields
+  extends Partial<
+    Pick<IocSighting, "firstSeen" | "lastSeen" | "threatType" | "malwareFamily" | "tags" | "confidence" | "reporter" | "reference" | "aliases">
+  > {
   /** Extra texts to search for CVE ids besides the tags. */
   cveTexts?: ReadonlyArray<string | null>;
-  aliases?: string[];
   /** Where the record is, should it have to be rejected. */
   location?: string;
 }
