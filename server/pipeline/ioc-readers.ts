@@ -12,7 +12,7 @@ import { parseStixBundle } from "../feeds/ioc/stix";
 import { parseThreatFoxCsv, parseThreatFoxJson } from "../feeds/ioc/threatfox";
 import { parseTweetFeedCsv } from "../feeds/ioc/tweetfeed";
 import { parseUrlhausCsv } from "../feeds/ioc/urlhaus";
-import { parseWarninglist, type Warninglist } from "../feeds/warninglists/parse";
+import { parseWarninglistText, type Warninglist } from "../feeds/warninglists/parse";
 import { isUrl } from "./download";
 import { isTar, tarFiles } from "../feeds/toolkit/archive";
 import { isDirectory } from "../feeds/toolkit/file";
@@ -209,14 +209,6 @@ const WARNINGLIST_FILE = /(?:^|[/\\])([^/\\]+)[/\\]list\.json$/;
 /** `<repository>-main/lists/<name>/list.json` inside the tarball. */
 const TARBALL_LIST = /(?:^|\/)lists\/([^/]+)\/list\.json$/;
 
-function parsedWarninglist(text: string, name: string, location: string): ParseResult<Warninglist> {
-  try {
-    return { ok: true, record: parseWarninglist(JSON.parse(text), name) };
-  } catch (error) {
-    return { ok: false, location, reason: (error as Error).message };
-  }
-}
-
 /**
  * MISP warninglists: a `lists/` folder (or a checkout holding one), the
  * repository tarball, or single `lists/<name>/list.json` files. A list is
@@ -229,11 +221,11 @@ export async function* readWarninglists(ctx: ReadContext): AsyncGenerator<ParseR
       for await (const entry of tarFiles(stream)) {
         const name = TARBALL_LIST.exec(entry.name)?.[1];
         if (name === undefined) continue;
-        yield parsedWarninglist(await readText(entry.body), name, `${file.name}:${entry.name}`);
+        yield parseWarninglistText(await readText(entry.body), name, `${file.name}:${entry.name}`);
       }
     } else {
       const name = WARNINGLIST_FILE.exec(file.location)?.[1] ?? basename(file.location, ".json");
-      yield parsedWarninglist(await readText(stream), name, file.location);
+      yield parseWarninglistText(await readText(stream), name, file.location);
     }
   }
 }
