@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import pino from "pino";
 import { loadPipelineConfig } from "../server/pipeline/config";
 import { openFeedFile } from "../server/feeds/toolkit/file";
+import { reasonKind } from "../server/feeds/toolkit/result";
 import { DEFAULT_READ_LIMITS, type FeedFile, type ReadContext } from "../server/pipeline/run";
 import { getSource, SOURCES } from "../server/pipeline/sources";
 import { resolveLocations } from "../server/pipeline/sync";
@@ -62,11 +63,6 @@ interface ParseMeasurement {
   rejected: Record<string, number>;
   digest: string;
   ms: number;
-}
-
-/** Rejection reasons name the value; the count per reason is kept by its wording up to the first quote or colon. */
-function reasonKind(reason: string): string {
-  return reason.replace(/[":].*$/s, "").trim() || reason.slice(0, 40);
 }
 
 async function measure(name: string): Promise<ParseMeasurement> {

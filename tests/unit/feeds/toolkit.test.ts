@@ -6,6 +6,7 @@ import { isTar, tarFiles } from "../../../server/feeds/toolkit/archive";
 import { csvRecords, splitCsvLine } from "../../../server/feeds/toolkit/csv";
 import { MAX_LINE_LENGTH, readLines } from "../../../server/feeds/toolkit/lines";
 import { streamJsonValues } from "../../../server/feeds/toolkit/json-stream";
+import { reasonKind } from "../../../server/feeds/toolkit/result";
 import { peek, readText } from "../../../server/feeds/toolkit/stream";
 
 async function lines(input: Iterable<string | Uint8Array>, maxLineLength?: number): Promise<Array<[number, string | null]>> {
@@ -212,5 +213,13 @@ describe("streamJsonValues", () => {
     await expect(values(`{"a": [1, 2}`, 4, () => false)).rejects.toThrow(/Invalid JSON/);
     await expect(values(`{"a": [1, 2]`, 4, () => false)).rejects.toThrow(/unexpected end/);
     await expect(values(`{"a": 1} x`, 4, () => false)).rejects.toThrow(/after the document/);
+  });
+});
+
+describe("reasonKind", () => {
+  it("groups reasons by their wording without the quoted value", () => {
+    expect(reasonKind('not a valid indicator: "x.invalid"')).toBe("not a valid indicator");
+    expect(reasonKind('expected url, got domain "example.com"')).toBe("expected url, got domain");
+    expect(reasonKind("path-only trail names no host")).toBe("path-only trail names no host");
   });
 });
