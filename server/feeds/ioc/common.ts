@@ -1,6 +1,6 @@
-import { normalizeIndicator } from "../../../shared/ioc/normalize";
 import { normalizeDomain } from "../../../shared/ioc/domain";
 import { parseIpPort, parsePort } from "../../../shared/ioc/ip";
+import { normalizeIndicator } from "../../../shared/ioc/normalize";
 import type { Indicator, IndicatorType } from "../../../shared/ioc/types";
 import type { IocSighting } from "../../../shared/types/ioc";
 import { rejected, type ParseResult } from "../toolkit/result";

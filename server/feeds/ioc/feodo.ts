@@ -1,3 +1,8 @@
+import { parsePort } from "../../../shared/ioc/ip";
+import type { IocSighting } from "../../../shared/types/ioc";
+import { byColumn, csvRows } from "../toolkit/csv";
+import { rejected, type ParseResult } from "../toolkit/result";
+import type { FeedInput } from "../toolkit/stream";
 import {
   normalizeFeedValue,
   quote,
@@ -6,11 +11,6 @@ import {
   toIsoUtc,
   type ParserOptions,
 } from "./common";
-import { byColumn, csvRows } from "../toolkit/csv";
-import type { FeedInput } from "../toolkit/stream";
-import { parsePort } from "../../../shared/ioc/ip";
-import type { IocSighting } from "../../../shared/types/ioc";
-import { rejected, type ParseResult } from "../toolkit/result";
 
 const DEFAULT_SOURCE = "feodotracker";
 const COLUMNS = ["first_seen_utc", "dst_ip", "dst_port", "c2_status", "last_online", "malware"];

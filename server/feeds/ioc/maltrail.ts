@@ -1,4 +1,9 @@
 import type { IndicatorType } from "../../../shared/ioc/types";
+import type { IocSighting } from "../../../shared/types/ioc";
+import { tarFiles } from "../toolkit/archive";
+import { readLines } from "../toolkit/lines";
+import { rejected, type ParseResult } from "../toolkit/result";
+import type { FeedInput } from "../toolkit/stream";
 import {
   ANY_TYPE,
   normalizeFeedValue,
@@ -6,11 +11,6 @@ import {
   splitTags,
   type ParserOptions,
 } from "./common";
-import { tarFiles } from "../toolkit/archive";
-import { readLines } from "../toolkit/lines";
-import type { FeedInput } from "../toolkit/stream";
-import type { IocSighting } from "../../../shared/types/ioc";
-import { rejected, type ParseResult } from "../toolkit/result";
 
 const DEFAULT_SOURCE = "maltrail";
 const TRAIL_FILE = /(?:^|\/)trails\/static\/(?:(malware|malicious|suspicious)\/)?([^/]+)\.txt$/;

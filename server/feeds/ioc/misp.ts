@@ -1,5 +1,9 @@
-import type { IndicatorType } from "../../../shared/ioc/types";
 import { parsePort } from "../../../shared/ioc/ip";
+import type { IndicatorType } from "../../../shared/ioc/types";
+import type { IocSighting } from "../../../shared/types/ioc";
+import { tarFiles } from "../toolkit/archive";
+import { rejected, type ParseResult } from "../toolkit/result";
+import { readText, type FeedInput } from "../toolkit/stream";
 import {
   normalizeFeedValue,
   quote,
@@ -9,10 +13,6 @@ import {
   toIsoUtc,
   type ParserOptions,
 } from "./common";
-import { tarFiles } from "../toolkit/archive";
-import { readText, type FeedInput } from "../toolkit/stream";
-import type { IocSighting } from "../../../shared/types/ioc";
-import { rejected, type ParseResult } from "../toolkit/result";
 
 const DEFAULT_SOURCE = "misp";
 /**

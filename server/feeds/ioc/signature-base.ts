@@ -1,4 +1,8 @@
 import type { IndicatorType } from "../../../shared/ioc/types";
+import type { IocSighting } from "../../../shared/types/ioc";
+import { readLines } from "../toolkit/lines";
+import { rejected, type ParseResult } from "../toolkit/result";
+import type { FeedInput } from "../toolkit/stream";
 import {
   confidence,
   normalizeFeedValue,
@@ -6,10 +10,6 @@ import {
   text,
   type ParserOptions,
 } from "./common";
-import { readLines } from "../toolkit/lines";
-import type { FeedInput } from "../toolkit/stream";
-import type { IocSighting } from "../../../shared/types/ioc";
-import { rejected, type ParseResult } from "../toolkit/result";
 
 const DEFAULT_SOURCE = "signature-base";
 const C2_TYPES: readonly IndicatorType[] = ["domain", "ipv4", "ipv6", "cidr", "url"];

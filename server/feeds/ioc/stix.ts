@@ -1,4 +1,8 @@
 import type { IndicatorType } from "../../../shared/ioc/types";
+import type { IocSighting } from "../../../shared/types/ioc";
+import { streamJsonValues } from "../toolkit/json-stream";
+import { rejected, type ParseResult } from "../toolkit/result";
+import { textChunks, type FeedInput } from "../toolkit/stream";
 import {
   confidence,
   normalizeFeedValue,
@@ -9,10 +13,6 @@ import {
   toIsoUtc,
   type ParserOptions,
 } from "./common";
-import { textChunks, type FeedInput } from "../toolkit/stream";
-import { streamJsonValues } from "../toolkit/json-stream";
-import type { IocSighting } from "../../../shared/types/ioc";
-import { rejected, type ParseResult } from "../toolkit/result";
 
 const DEFAULT_SOURCE = "stix";
 

@@ -1,4 +1,8 @@
 import type { IndicatorType } from "../../../shared/ioc/types";
+import type { IocSighting } from "../../../shared/types/ioc";
+import { csvRows } from "../toolkit/csv";
+import { rejected, type ParseResult } from "../toolkit/result";
+import type { FeedInput } from "../toolkit/stream";
 import {
   normalizeFeedValue,
   quote,
@@ -8,10 +12,6 @@ import {
   toIsoUtc,
   type ParserOptions,
 } from "./common";
-import { csvRows } from "../toolkit/csv";
-import type { FeedInput } from "../toolkit/stream";
-import type { IocSighting } from "../../../shared/types/ioc";
-import { rejected, type ParseResult } from "../toolkit/result";
 
 const DEFAULT_SOURCE = "tweetfeed";
 

@@ -1,3 +1,7 @@
+import type { IocSighting } from "../../../shared/types/ioc";
+import { byColumn, csvRows } from "../toolkit/csv";
+import { rejected, type ParseResult } from "../toolkit/result";
+import type { FeedInput } from "../toolkit/stream";
 import {
   normalizeFeedValue,
   sighting,
@@ -6,10 +10,6 @@ import {
   toIsoUtc,
   type ParserOptions,
 } from "./common";
-import { byColumn, csvRows } from "../toolkit/csv";
-import type { FeedInput } from "../toolkit/stream";
-import type { IocSighting } from "../../../shared/types/ioc";
-import { rejected, type ParseResult } from "../toolkit/result";
 
 const DEFAULT_SOURCE = "urlhaus";
 const COLUMNS = ["id", "dateadded", "url", "url_status", "last_online", "threat", "tags", "urlhaus_link", "reporter"];
