@@ -96,6 +96,13 @@ for (const name of names) {
   }
   const rejectedTotal = Object.values(best!.rejected).reduce((sum, n) => sum + n, 0);
   console.log(
-    JSON.stringify({ source: name, accepted: best!.accepted, rejected: rejectedTotal, digest: best!.digest, ms: Math.round(best!.ms), reasons: best!.rejected }),
+    JSON.stringify({
+      source: name,
+      accepted: best!.accepted,
+      rejected: rejectedTotal,
+      digest: best!.digest,
+      ms: Math.round(best!.ms),
+      reasons: best!.rejected,
+    }),
   );
 }

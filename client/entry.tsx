@@ -6,9 +6,10 @@ import { BOOT_STATE_GLOBAL } from "../shared/config/public-config";
 import { createRoutes } from "../shared/routes/create-routes";
 import { pageRoutes } from "../shared/routes/page-routes";
 import { BootContext } from "../shared/ui/boot/boot-context";
+import { BotCheckContext } from "../shared/ui/boot/bot-check-context";
 import { payloadLoader } from "./data/payload-loader";
-import { createHttpClient } from "./http/http-client";
-import { registerBotCheck } from "./runtime/bot-check";
+import { createHttpClient } from "../shared/http/http-client";
+import { executeBotCheck, registerBotCheck } from "./runtime/bot-check";
 import { watchForNewBuild } from "./runtime/build-watch";
 import { reloadOnceOnChunkFailure } from "./runtime/chunk-reload";
 import { syncDocumentMeta } from "./runtime/document-meta";
@@ -66,8 +67,10 @@ async function start(): Promise<void> {
     container,
     <StrictMode>
       <BootContext.Provider value={boot}>
-        <RouterProvider router={router} />
-        <HydrationMarker />
+        <BotCheckContext.Provider value={executeBotCheck}>
+          <RouterProvider router={router} />
+          <HydrationMarker />
+        </BotCheckContext.Provider>
       </BootContext.Provider>
     </StrictMode>,
   );

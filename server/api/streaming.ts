@@ -2,7 +2,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Request, Response } from "express";
 import type { Logger } from "pino";
-import { isClientGone } from "../http/request-scope";
+import { isClientGone } from "../runtime/request-scope";
 
 /**
  * Streams generated text to the response with backpressure, so an export of

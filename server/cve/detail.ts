@@ -1,6 +1,6 @@
 import type { Kysely } from "kysely";
 import type { CveDetailData } from "../../shared/cve/detail-types";
-import { computeCvePriority } from "../../shared/scoring/cve-priority";
+import { computeCvePriority } from "./priority";
 import type { Database } from "../db/schema";
 import { EXPLOIT_KINDS } from "./evidence";
 

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import { QueryTimeoutError } from "../db/sqlite/read-pool";
-import { clientLeft, isClientGone } from "./request-scope";
+import { clientLeft, isClientGone } from "../runtime/request-scope";
 import { BUSY_MESSAGE, RETRY_AFTER_SECONDS } from "./shed";
 import type { Logger } from "pino";
 import { isRouteErrorResponse, UNSAFE_ErrorResponseImpl as ErrorResponseImpl, type StaticHandlerContext } from "react-router";

@@ -9,7 +9,7 @@ import { sendCachedDocument, type PageCache } from "../ssr/page-cache";
 import { settleRouteErrors } from "./errors";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
 import type { RequestContext } from "./request-context";
-import { clientLeft, isClientGone } from "./request-scope";
+import { clientLeft, isClientGone } from "../runtime/request-scope";
 import { RETRY_AFTER_SECONDS } from "./shed";
 
 export interface ResponseCache {

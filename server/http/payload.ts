@@ -10,7 +10,7 @@ import { settleRouteErrors, INTERNAL_ERROR_MESSAGE } from "./errors";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
 import { cacheKey, type ResponseCache } from "./pages";
 import type { RequestContext } from "./request-context";
-import { clientLeft, isClientGone } from "./request-scope";
+import { clientLeft, isClientGone } from "../runtime/request-scope";
 import { RETRY_AFTER_SECONDS } from "./shed";
 
 export interface PayloadHandlerOptions {

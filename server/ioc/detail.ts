@@ -4,7 +4,7 @@ import { defang } from "../../shared/ioc/defang";
 import type { IndicatorWithPort } from "../../shared/ioc/detect";
 import { hostOf, ipv4Slash24, registrableDomain } from "../../shared/ioc/host";
 import type { Indicator } from "../../shared/ioc/types";
-import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
+import type { WarninglistMatcher } from "./warninglist-match";
 import { iocListSearch, SEEN_WINDOWS } from "../../shared/ioc-radar/list-params";
 import type { IocActivityWindow, IocDetailData, IocSightingView, RelatedGroup, RelatedIndicator } from "../../shared/ioc-radar/detail-types";
 import { scoreIndicator } from "../../shared/scoring/ioc-score";

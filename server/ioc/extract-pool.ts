@@ -1,5 +1,5 @@
 import { Piscina } from "piscina";
-import { ClientGoneError, currentRequest } from "../http/request-scope";
+import { ClientGoneError, currentRequest } from "../runtime/request-scope";
 import { entryFile } from "../runtime/entry-file";
 import type { ExtractResult, ExtractTask } from "./extract-worker";
 

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from "kysely";
 import { defang } from "../../shared/ioc/defang";
 import type { Indicator, IndicatorType } from "../../shared/ioc/types";
-import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
+import type { WarninglistMatcher } from "./warninglist-match";
 import { IOC_PAGE_SIZE_DEFAULT, type IocListParams, type IocSortKey } from "../../shared/ioc-radar/list-params";
 import type { IocListPage, IocListRow } from "../../shared/ioc-radar/list-types";
 import { scoreIndicator, type ScoreSighting } from "../../shared/scoring/ioc-score";

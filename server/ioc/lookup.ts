@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { defang } from "../../shared/ioc/defang";
 import type { extractIndicators } from "../../shared/ioc/extract";
 import { canonicalIndicatorPath } from "../../shared/ioc/indicator-path";
-import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
+import type { WarninglistMatcher } from "./warninglist-match";
 import { LOOKUP_MAX_INDICATORS, type LookupResponse, type LookupResult, type LookupVerdict } from "../../shared/ioc-radar/lookup-types";
 import { scoreIndicator } from "../../shared/scoring/ioc-score";
 import type { Database } from "../db/schema";

@@ -1,6 +1,6 @@
 import { sql, type Kysely } from "kysely";
 import type { IndicatorWithPort } from "../../shared/ioc/detect";
-import type { WarninglistMatcher } from "../../shared/ioc/warninglist-match";
+import type { WarninglistMatcher } from "./warninglist-match";
 import type { IocDetailData } from "../../shared/ioc-radar/detail-types";
 import { IOC_PAGE_SIZE_DEFAULT, iocListSearch, type IocListParams } from "../../shared/ioc-radar/list-params";
 import type { IocChartStats, IocFacets, IocListPage } from "../../shared/ioc-radar/list-types";

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { parseIpPort } from "../../shared/ioc/ip";
-import type { IocSighting } from "../../shared/types/ioc";
+import type { Sighting } from "../../shared/ioc/sighting";
 
 /**
  * STIX 2.1 objects for exported indicators: an indicator object with a STIX
@@ -23,7 +23,7 @@ export function uuidv5(name: string, namespace = STIX_NAMESPACE): string {
 
 export const stixId = (type: string, name: string) => `${type}--${uuidv5(`${type}|${name}`)}`;
 
-export interface StixSightingInput extends Pick<IocSighting, "source" | "firstSeen" | "lastSeen" | "reference"> {
+export interface StixSightingInput extends Pick<Sighting, "source" | "firstSeen" | "lastSeen" | "reference"> {
   /** Tells a feed's statements about one value apart (one sighting object each). */
   variant: number;
 }

@@ -1,5 +1,7 @@
 import type { Kysely } from "kysely";
-import { buildWarninglistMatcher, type WarninglistInput, type WarninglistMatcher, type WarninglistType } from "../../shared/ioc/warninglist-match";
+import type { WarninglistType } from "../../shared/ioc/types";
+import type { WarninglistInput } from "../feeds/warninglists/parse";
+import { buildWarninglistMatcher, type WarninglistMatcher } from "./warninglist-match";
 import type { Database } from "../db/schema";
 
 const MATCHER_TYPES: ReadonlySet<string> = new Set<WarninglistType>(["cidr", "string", "hostname", "substring", "regex"]);

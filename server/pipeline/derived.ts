@@ -1,5 +1,5 @@
 import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from "kysely";
-import { computeCvePriority } from "../../shared/scoring/cve-priority";
+import { computeCvePriority } from "../cve/priority";
 import { EXPLOIT_KINDS } from "../cve/evidence";
 import type { Database } from "../db/schema";
 import { chunk } from "./engine/importer";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { Readable } from "node:stream";
-import type { IocSighting } from "../../shared/types/ioc";
+import type { IocSighting } from "../feeds/ioc/sighting";
 import type { ParserOptions } from "../feeds/ioc/common";
 import { parseFeodoCsv } from "../feeds/ioc/feodo";
 import { parseMaltrailTar } from "../feeds/ioc/maltrail";

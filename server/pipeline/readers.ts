@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
-import type { CveRecord, CweEntry, EpssScore, KevEntry, TrickestRecord } from "../../shared/types/cve";
+import type { CveRecord, CweEntry, EpssScore, KevEntry, TrickestRecord } from "../feeds/cve/records";
 import { parseCveJson5Lines, parseCveJson5Text } from "../feeds/cve/cve-json5";
 import { isDeltaFileName, parseDeltaDocument, planFromDeltas, recordPathInTree } from "../feeds/cve/cvelist";
 import { parseCweXml } from "../feeds/cve/cwe";

@@ -20,7 +20,7 @@ import {
 import type { SourceReader } from "./run";
 import { isDeltaFileName } from "../feeds/cve/cvelist";
 import { isMispFeedLocation } from "./ioc-readers";
-import type { IocSighting } from "../../shared/types/ioc";
+import type { IocSighting } from "../feeds/ioc/sighting";
 
 export const SOURCE_NAMES = [
   "cve-json5",
@@ -41,6 +41,9 @@ export const SOURCE_NAMES = [
 
 export type SourceName = (typeof SOURCE_NAMES)[number];
 
+// `any`, not `unknown`: a list of definitions with different record types must
+// accept each one's read/import pair, which `unknown` rejects (parameters are contravariant).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export interface SourceDefinition<R = any> {
   name: SourceName;
   title: string;

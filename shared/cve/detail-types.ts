@@ -1,5 +1,19 @@
-import type { CvePriority } from "../scoring/cve-priority";
-import type { AffectedVersion, CveDescription } from "../types/cve";
+import type { CvePriority } from "./priority-types";
+
+/** Parts of a CVE record as parsed (server/feeds/cve/records.ts) that the page shows as they are. */
+export interface AffectedVersion {
+  version: string;
+  status: string;
+  versionType?: string;
+  lessThan?: string;
+  lessThanOrEqual?: string;
+  changes?: Array<{ at: string; status: string }>;
+}
+
+export interface CveDescription {
+  lang: string;
+  value: string;
+}
 
 export interface CveDetailData {
   id: string;

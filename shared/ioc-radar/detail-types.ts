@@ -1,12 +1,11 @@
-import type { IocSighting } from "../types/ioc";
-import type { IndicatorType } from "../ioc/types";
-import type { WarninglistType } from "../ioc/warninglist-match";
+import type { IndicatorType, WarninglistType } from "../ioc/types";
+import type { Sighting } from "../ioc/sighting";
 import type { IocScore } from "../scoring/ioc-score";
 
 /** A sighting as the detail page shows it: the feed's statement and this instance's listing times. */
 export interface IocSightingView
   extends Pick<
-    IocSighting,
+    Sighting,
     "source" | "rawValue" | "firstSeen" | "lastSeen" | "threatType" | "malwareFamily" | "tags" | "confidence" | "reporter" | "reference"
   > {
   /** The port the feed gave with the value, or null. */

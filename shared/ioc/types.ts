@@ -30,3 +30,6 @@ export const INDICATOR_TYPES: readonly IndicatorType[] = Object.freeze([
   "sha512",
   "ip:port",
 ]);
+
+/** MISP warninglist types: how a list's entries match (server/ioc/warninglist-match.ts). */
+export type WarninglistType = "cidr" | "string" | "hostname" | "substring" | "regex";

@@ -21,7 +21,7 @@
  * from 40, "low" below, and "unknown" when no feed has seen the value.
  */
 
-import type { IocSighting } from "../types/ioc";
+import type { Sighting } from "../ioc/sighting";
 
 export const SOURCE_WEIGHTS: Readonly<Record<string, number>> = {
   feodotracker: 60,
@@ -41,7 +41,7 @@ export const VERDICT_THRESHOLDS = { malicious: 70, suspicious: 40 } as const;
 export type IocVerdict = "malicious" | "suspicious" | "low" | "benign-listed" | "unknown";
 
 /** What the score needs of a sighting. */
-export type ScoreSighting = Pick<IocSighting, "source" | "confidence" | "firstSeen" | "lastSeen">;
+export type ScoreSighting = Pick<Sighting, "source" | "confidence" | "firstSeen" | "lastSeen">;
 
 export interface SourceContribution {
   source: string;

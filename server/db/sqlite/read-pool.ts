@@ -10,7 +10,7 @@ import {
   type QueryResult,
 } from "kysely";
 import { Piscina } from "piscina";
-import { ClientGoneError, currentRequest } from "../../http/request-scope";
+import { ClientGoneError, currentRequest } from "../../runtime/request-scope";
 import { entryFile } from "../../runtime/entry-file";
 import type { ReadResult, ReadTask, ReadWorkerData } from "./read-worker";
 

@@ -16,7 +16,7 @@ export function parseDeltaDocument(text: string, name: string): CveDelta[] {
   try {
     document = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${name}: not a JSON document (${(error as Error).message})`);
+    throw new Error(`${name}: not a JSON document (${(error as Error).message})`, { cause: error });
   }
   const list = Array.isArray(document) ? document : [document];
   return list.map((item, index) => {

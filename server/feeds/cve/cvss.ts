@@ -1,6 +1,6 @@
 import calculator from "ae-cvss-calculator";
 import { cvssSeverity } from "../../../shared/cve/cvss-vector";
-import type { CvssVersion } from "../../../shared/types/cve";
+import type { CvssVersion } from "./records";
 
 /** The calculator's classes, one per CVSS version (the package is a bundle without named ES exports). */
 const { Cvss2, Cvss3P0, Cvss3P1, Cvss4P0 } = calculator as unknown as Record<

@@ -1,5 +1,5 @@
 import sax from "sax";
-import type { CweEntry } from "../../../shared/types/cve";
+import type { CweEntry } from "./records";
 import { accepted, rejected, type ParseResult } from "../toolkit/result";
 import { textChunks, type FeedInput } from "../toolkit/stream";
 

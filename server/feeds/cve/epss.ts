@@ -1,5 +1,5 @@
 import { parseCveId } from "../../../shared/cve/cve-id";
-import type { EpssScore } from "../../../shared/types/cve";
+import type { EpssScore } from "./records";
 import { readLines } from "../toolkit/lines";
 import { accepted, rejected, type ParseResult } from "../toolkit/result";
 import type { FeedInput } from "../toolkit/stream";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseCveId } from "../../../shared/cve/cve-id";
-import type { KevEntry } from "../../../shared/types/cve";
+import type { KevEntry } from "./records";
 import { csvRecords } from "../toolkit/csv";
 import { accepted, rejected, type ParseResult } from "../toolkit/result";
 import { peek, readText, type FeedInput } from "../toolkit/stream";
@@ -64,7 +64,7 @@ export async function* parseKevJson(input: FeedInput, name: string): AsyncGenera
   try {
     catalog = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${name}: not a JSON document (${(error as Error).message})`);
+    throw new Error(`${name}: not a JSON document (${(error as Error).message})`, { cause: error });
   }
   const vulnerabilities = (catalog as { vulnerabilities?: unknown } | null)?.vulnerabilities;
   if (!Array.isArray(vulnerabilities)) throw new Error(`${name}: no "vulnerabilities" array, not a KEV catalogue`);

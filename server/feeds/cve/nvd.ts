@@ -7,7 +7,7 @@ import type {
   CvssMetric,
   CvssVersion,
   DataProvider,
-} from "../../../shared/types/cve";
+} from "./records";
 import { accepted, rejected, type ParseResult } from "../toolkit/result";
 import { cvssSeverity } from "../../../shared/cve/cvss-vector";
 import { baseScoreOf, isValidBaseScore } from "./cvss";
@@ -171,7 +171,7 @@ export function parseNvdPage(text: string, name: string): NvdPage {
   try {
     page = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${name}: not a JSON document (${(error as Error).message})`);
+    throw new Error(`${name}: not a JSON document (${(error as Error).message})`, { cause: error });
   }
   const root = asObject(page);
   const vulnerabilities = root?.vulnerabilities;

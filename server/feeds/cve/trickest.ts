@@ -1,5 +1,5 @@
 import { parseCveId } from "../../../shared/cve/cve-id";
-import type { CveWeakness, ExploitReference, TrickestRecord } from "../../../shared/types/cve";
+import type { CveWeakness, ExploitReference, TrickestRecord } from "./records";
 import { accepted, rejected, type ParseResult } from "../toolkit/result";
 import { readLines } from "../toolkit/lines";
 import type { FeedInput } from "../toolkit/stream";

@@ -2,7 +2,7 @@ import { normalizeDomain } from "../../../shared/ioc/domain";
 import { parseIpPort, parsePort } from "../../../shared/ioc/ip";
 import { normalizeIndicator } from "../../../shared/ioc/normalize";
 import type { Indicator, IndicatorType } from "../../../shared/ioc/types";
-import type { IocSighting } from "../../../shared/types/ioc";
+import type { IocSighting } from "./sighting";
 import { rejected, type ParseResult } from "../toolkit/result";
 
 export interface ParserOptions {

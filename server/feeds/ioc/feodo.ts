@@ -1,5 +1,4 @@
 import { parsePort } from "../../../shared/ioc/ip";
-import type { IocSighting } from "../../../shared/types/ioc";
 import { byColumn, csvRows } from "../toolkit/csv";
 import { rejected, type ParseResult } from "../toolkit/result";
 import type { FeedInput } from "../toolkit/stream";
@@ -11,6 +10,7 @@ import {
   toIsoUtc,
   type ParserOptions,
 } from "./common";
+import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "feodotracker";
 const COLUMNS = ["first_seen_utc", "dst_ip", "dst_port", "c2_status", "last_online", "malware"];

@@ -1,5 +1,4 @@
 import type { IndicatorType } from "../../../shared/ioc/types";
-import type { IocSighting } from "../../../shared/types/ioc";
 import { tarFiles } from "../toolkit/archive";
 import { readLines } from "../toolkit/lines";
 import { rejected, type ParseResult } from "../toolkit/result";
@@ -11,6 +10,7 @@ import {
   splitTags,
   type ParserOptions,
 } from "./common";
+import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "maltrail";
 const TRAIL_FILE = /(?:^|\/)trails\/static\/(?:(malware|malicious|suspicious)\/)?([^/]+)\.txt$/;

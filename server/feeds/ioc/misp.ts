@@ -1,6 +1,5 @@
 import { parsePort } from "../../../shared/ioc/ip";
 import type { IndicatorType } from "../../../shared/ioc/types";
-import type { IocSighting } from "../../../shared/types/ioc";
 import { tarFiles } from "../toolkit/archive";
 import { rejected, type ParseResult } from "../toolkit/result";
 import { readText, type FeedInput } from "../toolkit/stream";
@@ -13,6 +12,7 @@ import {
   toIsoUtc,
   type ParserOptions,
 } from "./common";
+import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "misp";
 /**
@@ -189,7 +189,7 @@ export function parseMispManifest(content: string, location = "manifest.json"): 
   try {
     document = JSON.parse(content);
   } catch (error) {
-    throw new Error(`${location}: not a MISP feed manifest (invalid JSON: ${(error as Error).message})`);
+    throw new Error(`${location}: not a MISP feed manifest (invalid JSON: ${(error as Error).message})`, { cause: error });
   }
   if (!isObject(document)) throw new Error(`${location}: not a MISP feed manifest (expected an object of events)`);
   const events: MispManifestEntry[] = [];

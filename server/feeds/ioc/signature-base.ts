@@ -1,5 +1,4 @@
 import type { IndicatorType } from "../../../shared/ioc/types";
-import type { IocSighting } from "../../../shared/types/ioc";
 import { readLines } from "../toolkit/lines";
 import { rejected, type ParseResult } from "../toolkit/result";
 import type { FeedInput } from "../toolkit/stream";
@@ -10,6 +9,7 @@ import {
   text,
   type ParserOptions,
 } from "./common";
+import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "signature-base";
 const C2_TYPES: readonly IndicatorType[] = ["domain", "ipv4", "ipv6", "cidr", "url"];

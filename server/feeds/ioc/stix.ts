@@ -1,5 +1,4 @@
 import type { IndicatorType } from "../../../shared/ioc/types";
-import type { IocSighting } from "../../../shared/types/ioc";
 import { streamJsonValues } from "../toolkit/json-stream";
 import { rejected, type ParseResult } from "../toolkit/result";
 import { textChunks, type FeedInput } from "../toolkit/stream";
@@ -13,6 +12,7 @@ import {
   toIsoUtc,
   type ParserOptions,
 } from "./common";
+import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "stix";
 

@@ -1,5 +1,4 @@
 import type { IndicatorType } from "../../../shared/ioc/types";
-import type { IocSighting } from "../../../shared/types/ioc";
 import { byColumn, csvRows } from "../toolkit/csv";
 import { streamJsonValues } from "../toolkit/json-stream";
 import { rejected, type ParseResult } from "../toolkit/result";
@@ -14,6 +13,7 @@ import {
   toIsoUtc,
   type ParserOptions,
 } from "./common";
+import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "threatfox";
 

@@ -1,4 +1,3 @@
-import type { IocSighting } from "../../../shared/types/ioc";
 import { byColumn, csvRows } from "../toolkit/csv";
 import { rejected, type ParseResult } from "../toolkit/result";
 import type { FeedInput } from "../toolkit/stream";
@@ -10,6 +9,7 @@ import {
   toIsoUtc,
   type ParserOptions,
 } from "./common";
+import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "urlhaus";
 const COLUMNS = ["id", "dateadded", "url", "url_status", "last_online", "threat", "tags", "urlhaus_link", "reporter"];

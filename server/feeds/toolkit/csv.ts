@@ -62,9 +62,7 @@ export function splitCsvLine(line: string): string[] | null {
   }
 }
 
-export type CsvRow =
-  | { line: number; ok: true; cells: string[]; columns: readonly string[] | null }
-  | { line: number; ok: false; reason: string };
+export type CsvRow = { line: number; ok: true; cells: string[]; columns: readonly string[] | null } | { line: number; ok: false; reason: string };
 
 /**
  * Data rows of a CSV feed, in batches (see `readLines`). Blank lines and `#`

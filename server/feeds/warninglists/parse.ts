@@ -1,8 +1,16 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
-import type { WarninglistInput, WarninglistType } from "../../../shared/ioc/warninglist-match";
+import type { WarninglistType } from "../../../shared/ioc/types";
 import { accepted, rejected, type ParseResult } from "../toolkit/result";
+
+/** What the warninglist matcher (server/ioc/warninglist-match.ts) needs of a list. */
+export interface WarninglistInput {
+  name: string;
+  type: WarninglistType;
+  entries: readonly string[];
+  matchingAttributes?: readonly string[];
+}
 
 /**
  * One MISP warninglist (`lists/<name>/list.json`). `name` is the directory

@@ -1,4 +1,4 @@
-import type { CweEntry } from "../../../shared/types/cve";
+import type { CweEntry } from "../../feeds/cve/records";
 import { chunk, type Importer } from "../engine/importer";
 import { changedRecords, classifyRecords, RECORDS_TABLE, saveRecordHashes, stageRecord, withdrawnKeys } from "../engine/keyed-records";
 import { countHashes } from "./cve-records";

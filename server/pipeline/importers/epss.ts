@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { EpssScore } from "../../../shared/types/cve";
+import type { EpssScore } from "../../feeds/cve/records";
 import { refreshCveDerived } from "../derived";
 import type { Importer } from "../engine/importer";
 

@@ -1,7 +1,7 @@
 import { hash } from "node:crypto";
 import { sql, type Kysely, type RawBuilder } from "kysely";
 import { hostOf, registrableDomain } from "../../../shared/ioc/host";
-import type { IocSighting } from "../../../shared/types/ioc";
+import type { IocSighting } from "../../feeds/ioc/sighting";
 import { createIocIndexes, createIocTables, IOC_TABLES } from "../../db/ioc-tables";
 import type { Database } from "../../db/schema";
 import type { Importer, MergeContext } from "../engine/importer";

@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { KevEntry } from "../../../shared/types/cve";
+import type { KevEntry } from "../../feeds/cve/records";
 import { refreshCveDerived, TOUCHED_CVES } from "../derived";
 import { chunk, type Importer } from "../engine/importer";
 import { changedRecords, classifyRecords, RECORDS_TABLE, saveRecordHashes, stageRecord, withdrawnKeys } from "../engine/keyed-records";

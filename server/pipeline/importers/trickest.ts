@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { TrickestRecord } from "../../../shared/types/cve";
+import type { TrickestRecord } from "../../feeds/cve/records";
 import { displayName } from "../../cve/display-name";
 import { refreshCveDerived, TOUCHED_CVES } from "../derived";
 import { contentHash, type Importer } from "../engine/importer";

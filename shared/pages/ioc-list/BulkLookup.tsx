@@ -1,9 +1,9 @@
 import { useEffect, useState } from "react";
 import { Link } from "react-router";
-import { createHttpClient } from "../../../client/http/http-client";
-import { executeBotCheck } from "../../../client/runtime/bot-check";
+import { createHttpClient } from "../../http/http-client";
 import { BULK_LOOKUP_ID, LOOKUP_MAX_BYTES, LOOKUP_MAX_INDICATORS, type LookupResponse } from "../../ioc-radar/lookup-types";
 import { useBoot } from "../../ui/boot/boot-context";
+import { useBotCheck } from "../../ui/boot/bot-check-context";
 import { IndicatorValue, VerdictBadge } from "../../ui/ioc/CopyButton";
 import { formatCount } from "../../util/format";
 
@@ -20,6 +20,7 @@ function errorMessage(error: unknown): string {
  */
 export function BulkLookup({ initialText }: { initialText: string | null }) {
   const { config } = useBoot();
+  const executeBotCheck = useBotCheck();
   const [text, setText] = useState(initialText ?? "");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -40,9 +41,11 @@ export function BulkLookup({ initialText }: { initialText: string | null }) {
     }
   }
 
+  // Once per handed-over text: the page re-mounts this component when the text changes.
   useEffect(() => {
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the lookup is the effect's purpose: it fetches, then sets the result
     if (initialText) void lookUp();
-    // Once per handed-over text: the page re-mounts this component when the text changes.
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- on mount only, see above
   }, []);
 
   return (

@@ -8,7 +8,7 @@ import { parseMispFeedTar } from "../../../server/feeds/ioc/misp";
 import { parseStixBundle } from "../../../server/feeds/ioc/stix";
 import { parseTweetFeedCsv } from "../../../server/feeds/ioc/tweetfeed";
 import type { ParseResult } from "../../../server/feeds/toolkit/result";
-import type { IocSighting } from "../../../shared/types/ioc";
+import type { IocSighting } from "../../../server/feeds/ioc/sighting";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import { syncSource } from "../../../server/pipeline/sync";
 import { formatCount } from "../../../shared/util/format";

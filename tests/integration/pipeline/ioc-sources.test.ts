@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import type { ImportOutcome } from "../../../server/pipeline/run";
 import { syncSource } from "../../../server/pipeline/sync";
-import { buildWarninglistMatcher, type WarninglistType } from "../../../shared/ioc/warninglist-match";
+import type { WarninglistType } from "../../../shared/ioc/types";
+import { buildWarninglistMatcher } from "../../../server/ioc/warninglist-match";
 import { normalizeIndicator } from "../../../shared/ioc/normalize";
 import { createTestDatabase, recordingLogger, snapshot, snapshotDir, type TestDatabase } from "../../helpers/feed-server";
 

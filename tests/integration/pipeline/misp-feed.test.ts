@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ParseResult } from "../../../server/feeds/toolkit/result";
-import type { IocSighting } from "../../../shared/types/ioc";
+import type { IocSighting } from "../../../server/feeds/ioc/sighting";
 import { parseMispEvent, parseMispFeedTar, parseMispManifest } from "../../../server/feeds/ioc/misp";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import { syncSource } from "../../../server/pipeline/sync";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { createGunzip } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { computeCvePriority } from "../../../shared/scoring/cve-priority";
+import { computeCvePriority } from "../../../server/cve/priority";
 import { openSqliteDatabase } from "../../../server/db/connection";
 import { sql } from "kysely";
 import { sqliteDialect } from "../../../server/db/dialect/sqlite";

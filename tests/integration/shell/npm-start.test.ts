@@ -16,7 +16,7 @@ symlinkSync(join(PROJECT_ROOT, "node_modules"), join(copy, "node_modules"));
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
 function childrenOf(pid: number): Array<{ pid: number; args: string }> {
-  let out = "";
+  let out: string;
   try {
     out = execFileSync("ps", ["-o", "pid=,args=", "--ppid", String(pid)], { encoding: "utf8" });
   } catch {
@@ -77,7 +77,7 @@ describe("npm start", () => {
       ]);
     } catch (error) {
       npm.kill("SIGKILL");
-      throw new Error(`${(error as Error).message}; npm start said:\n${output}`);
+      throw new Error(`${(error as Error).message}; npm start said:\n${output}`, { cause: error });
     }
     // The shell npm runs the script in has exec'd node: node is npm's own child, and no tsx.
     const children = childrenOf(npm.pid!);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import SQLite from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QueryTimeoutError, SqliteReadPool } from "../../../server/db/sqlite/read-pool";
-import { ClientGoneError, runInScope } from "../../../server/http/request-scope";
+import { ClientGoneError, runInScope } from "../../../server/runtime/request-scope";
 
 /** A read that keeps a worker busy for a moment. */
 const COUNT_TO_A_MILLION = "with recursive n(i) as (select 1 union all select i + 1 from n where i < 1000000) select count(*) as c from n";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseMaltrailFile, parseMaltrailTar, trailFileOf } from "../../../server/feeds/ioc/maltrail";
-import type { IocSighting } from "../../../shared/types/ioc";
+import type { IocSighting } from "../../../server/feeds/ioc/sighting";
 import { collect, open, snapshot } from "./paths";
 
 describe("maltrail trail files", () => {

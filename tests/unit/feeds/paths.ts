@@ -1,8 +1,8 @@
 import { createReadStream } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { IocSighting } from "../../../server/feeds/ioc/sighting";
 import type { ParseResult } from "../../../server/feeds/toolkit/result";
-import type { IocSighting } from "../../../shared/types/ioc";
 
 const projectRoot = fileURLToPath(new URL("../../..", import.meta.url));
 

@@ -108,7 +108,7 @@ describe("readLines", () => {
 
 describe("readText", () => {
   it("decodes UTF-8 split across chunks, drops a byte-order mark and gunzips by content", async () => {
-    const bytes = Buffer.from("\ufeff{\"name\": \"例え\"}", "utf8");
+    const bytes = Buffer.from('\ufeff{"name": "例え"}', "utf8");
     const pieces = Array.from(bytes, (byte) => Uint8Array.of(byte));
     expect(await readText(pieces)).toBe('{"name": "例え"}');
     expect(await readText([gzipSync(bytes)])).toBe('{"name": "例え"}');
@@ -122,7 +122,7 @@ describe("readText", () => {
 
 describe("peek", () => {
   it("shows the first chunk and still yields the whole input", async () => {
-    const { head, stream } = await peek(Readable.from([Buffer.from("{\"a\":"), Buffer.from("1}")]));
+    const { head, stream } = await peek(Readable.from([Buffer.from('{"a":'), Buffer.from("1}")]));
     expect(head.toString()).toBe('{"a":');
     expect(await readText(stream)).toBe('{"a":1}');
     const empty = await peek([]);
@@ -199,9 +199,9 @@ describe("streamJsonValues", () => {
   it("yields the selected values wherever chunk boundaries fall", async () => {
     for (const size of [1, 3, 7, 1000]) {
       expect(await values(doc, size, (p) => p.length === 2), `chunk size ${size}`).toEqual([
-        [["a\"b", 0], { x: "}]\\", y: [1, 2500, true, null] }],
-        [["a\"b", 1], 7],
-        [["a\"b", 2], "s"],
+        [['a"b', 0], { x: "}]\\", y: [1, 2500, true, null] }],
+        [['a"b', 1], 7],
+        [['a"b', 2], "s"],
         [["objects", 0], { id: 1 }],
         [["objects", 1], { id: 2, nested: { k: [{}] } }],
       ]);

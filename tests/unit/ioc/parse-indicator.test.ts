@@ -3,7 +3,7 @@ import { normalizeFeedValue } from "../../../server/feeds/ioc/common";
 import { parseMaltrailFile } from "../../../server/feeds/ioc/maltrail";
 import { parseIndicator } from "../../../shared/ioc/detect";
 import { canonicalIndicatorPath } from "../../../shared/ioc/indicator-path";
-import type { IocSighting } from "../../../shared/types/ioc";
+import type { IocSighting } from "../../../server/feeds/ioc/sighting";
 
 /** What the maltrail importer stores for each trail, keyed by the trail as written. */
 async function maltrailRecords(trails: readonly string[]): Promise<Map<string, IocSighting>> {

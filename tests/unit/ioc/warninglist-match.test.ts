@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadWarninglists } from "../../../server/feeds/warninglists/parse";
 import { normalizeIndicator, type Indicator } from "../../../shared/ioc/normalize";
-import { buildWarninglistMatcher, type WarninglistMatcher } from "../../../shared/ioc/warninglist-match";
+import { buildWarninglistMatcher, type WarninglistMatcher } from "../../../server/ioc/warninglist-match";
 import { snapshot } from "../feeds/paths";
 
 function indicator(raw: string): Indicator {

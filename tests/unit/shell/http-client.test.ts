@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createHttpClient, RETRY_STATUS_CODES } from "../../../client/http/http-client";
+import { createHttpClient, RETRY_STATUS_CODES } from "../../../shared/http/http-client";
 import { startCountingServer, type CountingServer } from "../../helpers/counting-server";
 
 let server: CountingServer;

@@ -1,7 +1,8 @@
 import ipaddr from "ipaddr.js";
-import { parseIpPort } from "./ip";
-import type { Indicator, IndicatorType } from "./types";
-import { parseUrl } from "./url";
+import { parseIpPort } from "../../shared/ioc/ip";
+import type { Indicator, IndicatorType, WarninglistType } from "../../shared/ioc/types";
+import type { WarninglistInput } from "../feeds/warninglists/parse";
+import { parseUrl } from "../../shared/ioc/url";
 
 /**
  * Matching of indicators against MISP warninglists (known-benign values and
@@ -16,14 +17,6 @@ import { parseUrl } from "./url";
  * indicators it applies to; without them it applies to all.
  */
 
-export type WarninglistType = "cidr" | "string" | "hostname" | "substring" | "regex";
-
-export interface WarninglistInput {
-  name: string;
-  type: WarninglistType;
-  entries: readonly string[];
-  matchingAttributes?: readonly string[];
-}
 
 export interface WarninglistMatch {
   list: string;

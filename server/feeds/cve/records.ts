@@ -4,6 +4,11 @@
  * the tables of server/db/schema.ts; the pages read the same vocabulary.
  */
 
+import type { AffectedVersion, CveDescription } from "../../../shared/cve/detail-types";
+
+// Re-exported so that a parser finds its whole record vocabulary here.
+export type { AffectedVersion, CveDescription };
+
 export type CveState = "PUBLISHED" | "REJECTED" | "RESERVED";
 
 /** Who asserted a piece of data: the CNA, an ADP container (e.g. "cisa-adp") or NVD. */
@@ -23,15 +28,6 @@ export interface CvssMetric {
   vector: string | null;
   /** NVD only: "Primary" (NVD's own analysis) or "Secondary" (copied from the CNA). */
   nvdType: string | null;
-}
-
-export interface AffectedVersion {
-  version: string;
-  status: string;
-  versionType?: string;
-  lessThan?: string;
-  lessThanOrEqual?: string;
-  changes?: Array<{ at: string; status: string }>;
 }
 
 export interface AffectedProduct {
@@ -67,11 +63,6 @@ export interface SsvcDecision {
   version: string | null;
   role: string | null;
   timestamp: string | null;
-}
-
-export interface CveDescription {
-  lang: string;
-  value: string;
 }
 
 export interface CveRecord {

@@ -18,19 +18,7 @@
  * the recency factor is the only one that depends on it.
  */
 
-export type CvePriorityFactorName = "kev" | "ransomware" | "epss" | "exploit" | "cvss" | "recency";
-
-export interface CvePriorityFactor {
-  factor: CvePriorityFactorName;
-  points: number;
-  max: number;
-  evidence: string;
-}
-
-export interface CvePriority {
-  score: number;
-  factors: CvePriorityFactor[];
-}
+import type { CvePriority, CvePriorityFactor, CvePriorityFactorName } from "../../shared/cve/priority-types";
 
 export interface CvePriorityEvidence {
   /** Defaults to "PUBLISHED". */
