@@ -9,9 +9,19 @@ import globals from "globals";
  * The folders' allowed directions (CONTRIBUTING.md, "Boundaries"). Each zone
  * forbids `target` to import anything under `from` (minus `except`, relative
  * to `from`); an import that breaks one fails `npm run lint`.
- * tests/unit/lint/boundaries.test.ts proves that each zone bites.
+ * tests/unit/tooling/boundaries.test.ts proves that each zone bites.
  */
-const HTTP = ["./server/api", "./server/http", "./server/pages", "./server/ssr", "./server/syndication", "./server/app.ts", "./server/index.ts", "./server/cli"];
+// The HTTP layer and the entry points that wire everything together.
+const HTTP = [
+  "./server/api",
+  "./server/http",
+  "./server/pages",
+  "./server/ssr",
+  "./server/syndication",
+  "./server/app.ts",
+  "./server/index.ts",
+  "./server/cli",
+];
 export const BOUNDARY_ZONES = [
   { target: "./shared", from: ["./client", "./server"], message: "shared/ runs in the browser and on the server: it imports neither client/ nor server/." },
   { target: "./client", from: "./server", message: "client/ is the browser bundle: it never imports server/." },

@@ -80,7 +80,9 @@ export default defineConfig(({ isSsrBuild }) => ({
           globalSetup: ["tests/integration/setup/snapshot-database.ts"],
           testTimeout: 60_000,
           hookTimeout: 180_000,
-          fileParallelism: false,
+          // Files run in parallel: each starts its own server (own port, own
+          // temporary database, tests/e2e/helpers/site.ts) and browser, and the
+          // snapshot database they share is only read.
         },
       },
     ],

@@ -20,7 +20,7 @@ import { accessLog } from "./http/access-log";
 import { createAdmission } from "./http/admission";
 import { responseCompression } from "./http/compression";
 import { buildRoutes } from "./http/builds";
-import { apiNotFound, errorHandler } from "./http/errors";
+import { apiNotFound, errorHandler } from "./http/error-responses";
 import { healthRoutes } from "./http/health";
 import { createMetrics } from "./metrics/metrics";
 import { pageHandler } from "./http/pages";

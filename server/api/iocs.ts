@@ -13,7 +13,7 @@ import { apiRateLimit } from "../http/rate-limit";
 import { asIndicator, INDICATOR_COLUMNS, orderedIndicators, sightingsOf, toListRows, type IndicatorRow } from "../ioc/list";
 import { TooManyIndicatorsError } from "../ioc/lookup";
 import type { IocService } from "../ioc/service";
-import { stixId, stixObjectsFor, type StixIndicatorInput } from "../ioc/stix";
+import { stixId, stixObjectsFor, type StixIndicatorInput } from "../ioc/stix-export";
 import { verifyBotCheck, type BotCheckConfig } from "../security/bot-check";
 import { renderAtom } from "../syndication/atom";
 import { siteOrigin } from "./site-url";

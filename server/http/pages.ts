@@ -6,7 +6,7 @@ import type { ClientAssets } from "../ssr/assets";
 import { DOCUMENT_TAIL, documentHead } from "../ssr/document";
 import type { SsrRenderer } from "../ssr/entry";
 import { sendCachedDocument, type PageCache } from "../ssr/page-cache";
-import { settleRouteErrors } from "./errors";
+import { settleRouteErrors } from "./error-responses";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
 import type { RequestContext } from "./request-context";
 import { clientLeft, isClientGone } from "../runtime/request-scope";

@@ -6,7 +6,7 @@ import { PAYLOAD_FILE } from "../../shared/constants";
 import type { PagePayload } from "../../shared/routes/payload";
 import type { SsrRenderer } from "../ssr/entry";
 import { sendCachedDocument } from "../ssr/page-cache";
-import { settleRouteErrors, INTERNAL_ERROR_MESSAGE } from "./errors";
+import { settleRouteErrors, INTERNAL_ERROR_MESSAGE } from "./error-responses";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
 import { cacheKey, type ResponseCache } from "./pages";
 import type { RequestContext } from "./request-context";

@@ -1,9 +1,8 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { gotoHydrated, launchBrowser, openSession } from "./helpers/browser";
-import { startE2eServer, type E2eServer } from "./helpers/server";
+import { describe, expect, inject, it } from "vitest";
+import { gotoHydrated, openSession } from "./helpers/browser";
+import { e2eSite } from "./helpers/site";
 
 /** axe-core, run in the page, finds no WCAG 2.1 A/AA violation on any route, in either theme, on a desktop and a phone. */
 
@@ -16,18 +15,7 @@ interface AxeViolation {
   nodes: Array<{ target: string[] }>;
 }
 
-let server: E2eServer;
-let browser: Browser;
-beforeAll(async () => {
-  [server, browser] = await Promise.all([
-    startE2eServer({ DATABASE_PATH: inject("snapshotDatabase"), SYNC_ENABLED: "false" }),
-    launchBrowser(),
-  ]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = e2eSite({ DATABASE_PATH: inject("snapshotDatabase"), SYNC_ENABLED: "false" });
 
 const LAYOUTS = [
   { scheme: "light", width: 1280, height: 720 },
@@ -38,10 +26,10 @@ const LAYOUTS = [
 
 describe.each(LAYOUTS)("accessibility ($scheme theme, $width px)", ({ scheme, width, height }) => {
   it.each(ROUTES)("%s has no axe violation", async (route) => {
-    const s = await openSession(browser, { viewport: { width, height } });
+    const s = await openSession(site.browser, { viewport: { width, height } });
     try {
       await s.page.emulateMedia({ colorScheme: scheme });
-      await gotoHydrated(s.page, `${server.url}${route}`);
+      await gotoHydrated(s.page, `${site.server.url}${route}`);
       // Evaluated through the DevTools protocol: the page's CSP rightly refuses an injected inline script.
       await s.page.evaluate(AXE_SOURCE);
       const violations = await s.page.evaluate(async () => {

@@ -1,10 +1,10 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Browser, Route } from "playwright-core";
+import type { Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gotoHydrated, launchBrowser, openSession, type E2eSession } from "./helpers/browser";
+import { gotoHydrated, openSession, type E2eSession } from "./helpers/browser";
 import { documentStatus, type Allowance } from "./helpers/console";
-import { startE2eServer, type E2eServer } from "./helpers/server";
+import { e2eSite } from "./helpers/site";
 
 /**
  * The bot check working end to end, with nothing leaving the machine: the
@@ -44,8 +44,7 @@ interface Verification {
 
 let verifications: Verification[] = [];
 let siteverify: Server;
-let server: E2eServer;
-let browser: Browser;
+let verifyUrl: string;
 
 beforeAll(async () => {
   siteverify = createServer((req, res) => {
@@ -61,22 +60,18 @@ beforeAll(async () => {
     });
   });
   await new Promise<void>((done) => siteverify.listen(0, "127.0.0.1", done));
-  const verifyUrl = `http://127.0.0.1:${(siteverify.address() as AddressInfo).port}/recaptcha/api/siteverify`;
-  [server, browser] = await Promise.all([
-    startE2eServer({ RECAPTCHA_SITE_KEY: SITE_KEY, RECAPTCHA_SECRET_KEY: SECRET, RECAPTCHA_VERIFY_URL: verifyUrl }),
-    launchBrowser(),
-  ]);
+  verifyUrl = `http://127.0.0.1:${(siteverify.address() as AddressInfo).port}/recaptcha/api/siteverify`;
 });
+// Registered after the stand-in's hooks: vitest closes the site first, the stand-in last.
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
   siteverify?.closeAllConnections();
   await new Promise((done) => (siteverify ? siteverify.close(done) : done(undefined)));
 });
+const site = e2eSite(() => ({ RECAPTCHA_SITE_KEY: SITE_KEY, RECAPTCHA_SECRET_KEY: SECRET, RECAPTCHA_VERIFY_URL: verifyUrl }));
 
 /** A session whose request for reCAPTCHA's script gets the stand-in (page routes come before the context's block). */
 async function withFakeRecaptcha(run: (s: E2eSession, scriptRequests: string[]) => Promise<void>, allow: Allowance[] = []) {
-  const s = await openSession(browser);
+  const s = await openSession(site.browser);
   const scriptRequests: string[] = [];
   await s.page.route(
     (url) => url.href.startsWith(`${API_JS}?`),
@@ -103,7 +98,7 @@ describe("the bot check with a stand-in reCAPTCHA", () => {
   it("executeBotCheck('bulk_lookup') gives the provider's token, the lookup posts it, and the server verifies it", () =>
     withFakeRecaptcha(async (s, scriptRequests) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/ioc-radar`);
+      await gotoHydrated(page, `${site.server.url}/ioc-radar`);
       await expect.poll(() => fakeState(s)).not.toBeNull();
       expect(scriptRequests).toEqual([`${API_JS}?render=${SITE_KEY}`]);
       expect((await fakeState(s))!.calls).toEqual([]);
@@ -129,7 +124,7 @@ describe("the bot check with a stand-in reCAPTCHA", () => {
   it("hides the badge reCAPTCHA adds and shows the required attribution instead", () =>
     withFakeRecaptcha(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       await expect.poll(() => fakeState(s)).not.toBeNull();
       const badge = page.locator(".grecaptcha-badge");
       expect(await badge.count()).toBe(1);
@@ -152,7 +147,7 @@ describe("the bot check with a stand-in reCAPTCHA", () => {
           (url) => url.href.startsWith(`${API_JS}?`),
           (route: Route) => route.fulfill({ status: 200, contentType: "text/javascript", body: FAKE_RECAPTCHA.replace(TOKEN, "forged-token") }),
         );
-        await gotoHydrated(page, `${server.url}/ioc-radar`);
+        await gotoHydrated(page, `${site.server.url}/ioc-radar`);
         await expect.poll(() => fakeState(s)).not.toBeNull();
         verifications = [];
         await page.getByLabel(/Paste text with indicators/).fill("8.8.8.8");
@@ -165,8 +160,8 @@ describe("the bot check with a stand-in reCAPTCHA", () => {
         expect(await page.getByTestId("lookup-result").count()).toBe(0);
         expect(verifications).toEqual([{ secret: SECRET, response: "forged-token" }]);
         // The browser's own line for the 403 is the only console error (checked by withFakeRecaptcha).
-        expect(s.console.errors.filter(LOOKUP_FORBIDDEN(server.url))).toHaveLength(1);
+        expect(s.console.errors.filter(LOOKUP_FORBIDDEN(site.server.url))).toHaveLength(1);
       },
-      [LOOKUP_FORBIDDEN(server.url)],
+      [LOOKUP_FORBIDDEN(site.server.url)],
     ));
 });

@@ -1,10 +1,10 @@
-import type { Browser, Request } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { e2eSite } from "./helpers/site";
+import type { Request } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import {
   documentMarker,
   freezeClock,
   gotoHydrated,
-  launchBrowser,
   mainNavLink,
   openSession,
   setDocumentMarker,
@@ -12,7 +12,6 @@ import {
   waitForTitle,
   type E2eSession,
 } from "./helpers/browser";
-import { startE2eServer, type E2eServer } from "./helpers/server";
 
 /**
  * The new-build watcher (client/runtime/build-watch.ts) under Playwright's
@@ -23,20 +22,12 @@ import { startE2eServer, type E2eServer } from "./helpers/server";
 
 const START = new Date("2026-03-01T08:00:00Z").getTime();
 const HOUR = 3_600_000;
-let server: E2eServer;
-let browser: Browser;
 
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startE2eServer(), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = e2eSite();
 
 /** A session whose clock is frozen from the start: timers fire only when the test moves time. */
 async function withFrozenClock(run: (s: E2eSession) => Promise<void>) {
-  const s = await openSession(browser);
+  const s = await openSession(site.browser);
   try {
     await freezeClock(s.page, START);
     await run(s);
@@ -66,7 +57,7 @@ describe("new build watcher", () => {
         page.evaluate(() =>
           (window as unknown as { __e2eFetches: string[] }).__e2eFetches.filter((url) => url.includes("/_app/builds/meta/")),
         );
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       expect(await manifestFetches()).toEqual([]);
 
       await page.clock.fastForward(999);
@@ -77,9 +68,9 @@ describe("new build watcher", () => {
       await page.clock.fastForward(1);
       const response = await manifest;
       expect(await manifestFetches()).toHaveLength(1);
-      expect(response.url()).toBe(`${server.url}/_app/builds/meta/${encodeURIComponent(server.buildId)}.json`);
+      expect(response.url()).toBe(`${site.server.url}/_app/builds/meta/${encodeURIComponent(site.server.buildId)}.json`);
       expect(response.status()).toBe(200);
-      expect((await response.json()) as { id: string }).toMatchObject({ id: server.buildId });
+      expect((await response.json()) as { id: string }).toMatchObject({ id: site.server.buildId });
       expect(s.requests.filter(isManifest)).toHaveLength(1);
       expect(s.requests.filter(isLatest)).toEqual([]);
       expect(s.console.problems()).toEqual([]);
@@ -92,7 +83,7 @@ describe("new build watcher", () => {
       await s.context.route("**/_app/builds/latest.json*", (route) =>
         route.fulfill({ json: { id: "a-newer-build", timestamp: START }, headers: { "Cache-Control": "no-store" } }),
       );
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       await setDocumentMarker(page);
       await page.clock.fastForward(1_000);
 
@@ -112,10 +103,10 @@ describe("new build watcher", () => {
       await mainNavLink(page, "CVE radar").click();
       await loaded;
       await waitForHydration(page);
-      expect(page.url()).toBe(`${server.url}/cve-radar`);
+      expect(page.url()).toBe(`${site.server.url}/cve-radar`);
       expect(await page.title()).toBe("CVE radar · Threat Radar");
       expect(await documentMarker(page)).toBeUndefined();
-      expect(s.documentLoads()).toEqual([`${server.url}/`, `${server.url}/cve-radar`]);
+      expect(s.documentLoads()).toEqual([`${site.server.url}/`, `${site.server.url}/cve-radar`]);
       expect(s.console.problems()).toEqual([]);
     });
   });
@@ -124,26 +115,26 @@ describe("new build watcher", () => {
     await withFrozenClock(async (s) => {
       const { page } = s;
       await s.context.route("**/_app/builds/latest.json*", (route) => route.fulfill({ json: { id: "a-newer-build", timestamp: START } }));
-      await gotoHydrated(page, `${server.url}/ioc-radar`);
+      await gotoHydrated(page, `${site.server.url}/ioc-radar`);
       await page.clock.fastForward(HOUR);
       await page.getByTestId("update-notice").waitFor({ state: "visible" });
 
       const loaded = page.waitForEvent("load");
       await page.getByRole("button", { name: "Reload now" }).click();
       await loaded;
-      expect(s.documentLoads()).toEqual([`${server.url}/ioc-radar`, `${server.url}/ioc-radar`]);
+      expect(s.documentLoads()).toEqual([`${site.server.url}/ioc-radar`, `${site.server.url}/ioc-radar`]);
     });
   });
 
   it("the same id keeps navigations client-side and shows no notice", async () => {
     await withFrozenClock(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       await setDocumentMarker(page);
       const checked = page.waitForEvent("requestfinished", isLatest);
       await page.clock.fastForward(HOUR);
       const latest = await checked;
-      expect(((await (await latest.response())!.json()) as { id: string }).id).toBe(server.buildId);
+      expect(((await (await latest.response())!.json()) as { id: string }).id).toBe(site.server.buildId);
       // Had the answer been taken for a new build, the notice would show by the time the navigation is done.
 
       await mainNavLink(page, "CVE radar").click();
@@ -158,7 +149,7 @@ describe("new build watcher", () => {
   it("checks again every hour", async () => {
     await withFrozenClock(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       for (let hour = 1; hour <= 3; hour++) {
         const checked = page.waitForEvent("requestfinished", isLatest);
         await page.clock.fastForward(HOUR);

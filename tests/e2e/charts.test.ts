@@ -1,11 +1,12 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, inject, it } from "vitest";
 import { CHART_RESIZE_DEBOUNCE_MS } from "../../shared/constants";
-import { freezeClock, gotoHydrated, launchBrowser, mainNavLink, openSession, waitForTitle, type E2eSession } from "./helpers/browser";
+import { freezeClock, gotoHydrated, mainNavLink, openSession, waitForTitle, type E2eSession } from "./helpers/browser";
 import { documentStatus } from "./helpers/console";
-import { PROJECT_ROOT, startE2eServer, type E2eServer } from "./helpers/server";
+import { PROJECT_ROOT } from "./helpers/server";
+import { e2eSite } from "./helpers/site";
 
 /**
  * The chart component (shared/ui/charts) in a real browser on the snapshot
@@ -13,23 +14,15 @@ import { PROJECT_ROOT, startE2eServer, type E2eServer } from "./helpers/server";
  * the resizing has stopped for 150 ms, and exports never touch the network.
  */
 
-let server: E2eServer;
-let browser: Browser;
 
 /** The lazily loaded chunk that carries ECharts, from the client build's manifest. */
 const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, "dist/client/.vite/manifest.json"), "utf8")) as Record<string, { file: string }>;
 const ECHARTS_CHUNK = `/${manifest["shared/ui/charts/EChart.tsx"]!.file}`;
 
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startE2eServer({ DATABASE_PATH: inject("snapshotDatabase") }), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = e2eSite({ DATABASE_PATH: inject("snapshotDatabase") });
 
 async function withSession(run: (s: E2eSession) => Promise<void>, viewport = { width: 1440, height: 900 }) {
-  const s = await openSession(browser, { viewport });
+  const s = await openSession(site.browser, { viewport });
   try {
     await run(s);
   } finally {
@@ -48,15 +41,15 @@ describe("charts", () => {
       const { page } = s;
       expect(ECHARTS_CHUNK).toMatch(/^\/assets\/EChart-[\w-]+\.js$/);
       // An indicator page (no chart at all), a CVE list with no match (imports the chart, draws none), a 404.
-      await gotoHydrated(page, `${server.url}/ioc-radar/8.8.8.8`);
-      await gotoHydrated(page, `${server.url}/cve-radar?vendor=no-such-vendor-e2e`);
+      await gotoHydrated(page, `${site.server.url}/ioc-radar/8.8.8.8`);
+      await gotoHydrated(page, `${site.server.url}/cve-radar?vendor=no-such-vendor-e2e`);
       expect(await page.locator(".results-bar strong").textContent()).toBe("0");
       expect(await page.getByTestId("chart").count()).toBe(0);
-      const missing = `${server.url}/no/such/page`;
+      const missing = `${site.server.url}/no/such/page`;
       await gotoHydrated(page, missing);
       expect(echartsRequests(s)).toEqual([]);
 
-      await gotoHydrated(page, `${server.url}/ioc-radar/8.8.8.8`);
+      await gotoHydrated(page, `${site.server.url}/ioc-radar/8.8.8.8`);
       await mainNavLink(page, "CVE radar").click();
       await waitForTitle(page, "CVE radar · Threat Radar");
       await page.locator(`${FIRST_CHART} canvas`).first().waitFor();
@@ -69,7 +62,7 @@ describe("charts", () => {
       const { page } = s;
       // The page's timers run only when the test moves time, from the first script on.
       await freezeClock(page, START);
-      await gotoHydrated(page, `${server.url}/cve-radar`);
+      await gotoHydrated(page, `${site.server.url}/cve-radar`);
       const canvas = page.locator(`${FIRST_CHART} canvas`).first();
       await expect
         .poll(async () => {
@@ -118,7 +111,7 @@ describe("charts", () => {
     withSession(
       async (s) => {
         const { page } = s;
-        await gotoHydrated(page, `${server.url}/cve-radar?kev=1`);
+        await gotoHydrated(page, `${site.server.url}/cve-radar?kev=1`);
         const first = page.getByTestId("chart").first();
         expect(await first.evaluate((chart) => chart.getBoundingClientRect().top - window.innerHeight)).toBeGreaterThan(0);
         await page.waitForLoadState("networkidle");
@@ -138,7 +131,7 @@ describe("charts", () => {
       const { page, context } = s;
       // The one request the page makes on its own after loading: the build manifest, about 1 s after start.
       const manifestPrefetch = page.waitForRequest((request) => new URL(request.url()).pathname.startsWith("/_app/builds/meta/"));
-      await gotoHydrated(page, `${server.url}/cve-radar?kev=1`);
+      await gotoHydrated(page, `${site.server.url}/cve-radar?kev=1`);
       const vendors = page.locator('[data-testid="chart"]', { hasText: "Top vendors" });
       await vendors.locator("canvas").waitFor();
       await (await manifestPrefetch).response();

@@ -1,10 +1,9 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import {
   documentMarker,
   freezeClock,
   gotoHydrated,
-  launchBrowser,
   mainNavLink,
   openSession,
   setDocumentMarker,
@@ -13,7 +12,7 @@ import {
   type E2eSession,
 } from "./helpers/browser";
 import { abortedLoad } from "./helpers/console";
-import { startE2eServer, type E2eServer } from "./helpers/server";
+import { e2eSite } from "./helpers/site";
 
 /**
  * A page chunk that fails to load (an old tab after a deployment) reloads the
@@ -24,19 +23,11 @@ import { startE2eServer, type E2eServer } from "./helpers/server";
 const CHUNK = "**/assets/CveListPage-*.js";
 const MARKER_KEY = "threat-radar:chunk-reload-at";
 const START = new Date("2026-03-01T12:00:00Z").getTime();
-let server: E2eServer;
-let browser: Browser;
 
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startE2eServer(), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = e2eSite();
 
 async function withSession(run: (s: E2eSession) => Promise<void>) {
-  const s = await openSession(browser);
+  const s = await openSession(site.browser);
   try {
     await run(s);
   } finally {
@@ -77,12 +68,12 @@ describe("failed page chunk", () => {
         aborted.push(route.request().url());
         await route.abort("failed");
       });
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       expect(await page.evaluate((key) => sessionStorage.getItem(key), MARKER_KEY)).toBeNull();
 
       await clickAndExpectReload(page);
-      expect(page.url()).toBe(`${server.url}/`);
-      expect(s.documentLoads()).toEqual([`${server.url}/`, `${server.url}/`]);
+      expect(page.url()).toBe(`${site.server.url}/`);
+      expect(s.documentLoads()).toEqual([`${site.server.url}/`, `${site.server.url}/`]);
       expect(Number(await page.evaluate((key) => sessionStorage.getItem(key), MARKER_KEY))).toBe(START);
 
       await page.clock.fastForward(9_999);
@@ -103,19 +94,19 @@ describe("failed page chunk", () => {
       const { page } = s;
       await freezeClock(page, START);
       await s.context.route(CHUNK, (route) => route.abort("failed"));
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
 
       await clickAndExpectReload(page);
       await page.clock.fastForward(10_000);
       await clickAndExpectReload(page);
-      expect(s.documentLoads()).toEqual([`${server.url}/`, `${server.url}/`, `${server.url}/`]);
+      expect(s.documentLoads()).toEqual([`${site.server.url}/`, `${site.server.url}/`, `${site.server.url}/`]);
       expect(Number(await page.evaluate((key) => sessionStorage.getItem(key), MARKER_KEY))).toBe(START + 10_000);
     });
   });
 
   it("the same page loads normally when its chunk is there", async () => {
     await withSession(async (s) => {
-      await gotoHydrated(s.page, `${server.url}/`);
+      await gotoHydrated(s.page, `${site.server.url}/`);
       await setDocumentMarker(s.page);
       await mainNavLink(s.page, "CVE radar").click();
       await waitForTitle(s.page, "CVE radar · Threat Radar");

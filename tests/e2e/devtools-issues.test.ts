@@ -1,7 +1,6 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { gotoHydrated, launchBrowser, openSession } from "./helpers/browser";
-import { startE2eServer, type E2eServer } from "./helpers/server";
+import { describe, expect, inject, it } from "vitest";
+import { gotoHydrated, openSession } from "./helpers/browser";
+import { e2eSite } from "./helpers/site";
 
 /**
  * Chrome's DevTools "Issues" (CSP violations, deprecated APIs, mixed content,
@@ -10,27 +9,19 @@ import { startE2eServer, type E2eServer } from "./helpers/server";
  * shows up here and nowhere in the console.
  */
 
-let server: E2eServer;
-let browser: Browser;
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startE2eServer({ DATABASE_PATH: inject("snapshotDatabase") }), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = e2eSite({ DATABASE_PATH: inject("snapshotDatabase") });
 
 const ROUTES = ["/", "/cve-radar", "/cve-radar/CVE-2024-3400", "/ioc-radar", "/ioc-radar/8.8.8.8"];
 
 describe("DevTools issues", () => {
   it.each(ROUTES)("%s raises none, with every chart drawn", async (route) => {
-    const s = await openSession(browser);
+    const s = await openSession(site.browser);
     try {
       const cdp = await s.context.newCDPSession(s.page);
       const issues: string[] = [];
       cdp.on("Audits.issueAdded", ({ issue }) => issues.push(JSON.stringify(issue)));
       await cdp.send("Audits.enable");
-      await gotoHydrated(s.page, `${server.url}${route}`);
+      await gotoHydrated(s.page, `${site.server.url}${route}`);
       for (const chart of await s.page.getByTestId("chart").all()) {
         await chart.scrollIntoViewIfNeeded();
         await chart.locator("canvas").waitFor();

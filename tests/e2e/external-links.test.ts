@@ -1,10 +1,9 @@
-import type { Browser, Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   appendToBody,
   documentMarker,
   gotoHydrated,
-  launchBrowser,
   openSession,
   setDocumentMarker,
   waitForHydration,
@@ -12,7 +11,7 @@ import {
 } from "./helpers/browser";
 import { documentNotFound } from "./helpers/console";
 import { startLoopbackSite, type LoopbackSite } from "./helpers/loopback-site";
-import { startE2eServer, type E2eServer } from "./helpers/server";
+import { e2eSite } from "./helpers/site";
 
 /**
  * The error screen's 'Back to Home' and the external-navigation policy
@@ -21,28 +20,21 @@ import { startE2eServer, type E2eServer } from "./helpers/server";
  * external site that nothing allows.
  */
 
-let server: E2eServer;
-let browser: Browser;
 let oldSite: LoopbackSite;
 let externalSite: LoopbackSite;
 
 beforeAll(async () => {
-  [oldSite, externalSite, browser] = await Promise.all([
-    startLoopbackSite("Old site"),
-    startLoopbackSite("External site"),
-    launchBrowser(),
-  ]);
-  server = await startE2eServer({ PUBLIC_OLD_BASE_URL: `${oldSite.origin}/legacy/` });
+  [oldSite, externalSite] = await Promise.all([startLoopbackSite("Old site"), startLoopbackSite("External site")]);
 });
+// Registered after the stand-ins' hooks: vitest closes the site first, the stand-ins last.
 afterAll(async () => {
-  await browser?.close();
-  await server?.close();
   await oldSite?.close();
   await externalSite?.close();
 });
+const site = e2eSite(() => ({ PUBLIC_OLD_BASE_URL: `${oldSite.origin}/legacy/` }));
 
 async function withSession(run: (s: E2eSession) => Promise<void>) {
-  const s = await openSession(browser);
+  const s = await openSession(site.browser);
   try {
     await run(s);
   } finally {
@@ -101,7 +93,7 @@ async function clickBlockedLink(page: Page, id: string, href: string, resolvedHr
 describe("404 error screen", () => {
   it("'Back to Home' takes the browser to the configured old base URL", async () => {
     await withSession(async (s) => {
-      const url = `${server.url}/no/such/page`;
+      const url = `${site.server.url}/no/such/page`;
       const response = await s.page.goto(url);
       expect(response?.status()).toBe(404);
       await waitForHydration(s.page);
@@ -121,11 +113,11 @@ describe("external-navigation policy", () => {
   it("a link to another host without permission does not navigate", async () => {
     await withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/cve-radar`);
+      await gotoHydrated(page, `${site.server.url}/cve-radar`);
       await setDocumentMarker(page);
 
       await clickBlockedLink(page, "ext", "http://127.0.0.2:9/x");
-      expect(page.url()).toBe(`${server.url}/cve-radar`);
+      expect(page.url()).toBe(`${site.server.url}/cve-radar`);
       expect(await documentMarker(page)).toBe(1);
       expect(s.requests.map((request) => request.url()).filter((url) => url.includes("127.0.0.2"))).toEqual([]);
       expect(s.documentLoads()).toHaveLength(1);
@@ -136,12 +128,12 @@ describe("external-navigation policy", () => {
   it("a link to a reachable external site is blocked without data-allow-external and followed with it", async () => {
     await withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       await setDocumentMarker(page);
       const href = `${externalSite.origin}/landing`;
 
       await clickBlockedLink(page, "plain-external", href);
-      expect(page.url()).toBe(`${server.url}/`);
+      expect(page.url()).toBe(`${site.server.url}/`);
       expect(await documentMarker(page)).toBe(1);
       expect(externalSite.requests).toEqual([]);
 
@@ -157,7 +149,7 @@ describe("external-navigation policy", () => {
   it("a link to an allowed origin (the old base URL's) navigates without the attribute", async () => {
     await withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/ioc-radar`);
+      await gotoHydrated(page, `${site.server.url}/ioc-radar`);
       const href = `${oldSite.origin}/somewhere`;
       await appendToBody(page, `<a id="allowed-origin" href="${href}">old site</a>`);
       await page.locator("#allowed-origin").click();
@@ -169,7 +161,7 @@ describe("external-navigation policy", () => {
   it("javascript:, data: and vbscript: links never run or navigate", async () => {
     await withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       await setDocumentMarker(page);
 
       const forbidden = [
@@ -190,7 +182,7 @@ describe("external-navigation policy", () => {
       }
 
       expect(await page.evaluate(() => (window as unknown as { __jsRan?: number }).__jsRan)).toBeUndefined();
-      expect(page.url()).toBe(`${server.url}/`);
+      expect(page.url()).toBe(`${site.server.url}/`);
       expect(await documentMarker(page)).toBe(1);
       expect(s.documentLoads()).toHaveLength(1);
       // The guard stopped them before the browser got to them: no CSP violation was even reported.
@@ -201,13 +193,13 @@ describe("external-navigation policy", () => {
   it("an internal plain link still navigates (the guard only stops what leaves the site)", async () => {
     await withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       await appendToBody(page, '<a id="internal" href="/ioc-radar">internal</a>');
       await page.locator("#internal").click();
-      await page.waitForURL(`${server.url}/ioc-radar`);
+      await page.waitForURL(`${site.server.url}/ioc-radar`);
       await waitForHydration(page);
       expect(await page.title()).toBe("IOC radar · Threat Radar");
-      expect(s.documentLoads()).toEqual([`${server.url}/`, `${server.url}/ioc-radar`]);
+      expect(s.documentLoads()).toEqual([`${site.server.url}/`, `${site.server.url}/ioc-radar`]);
     });
   });
 });

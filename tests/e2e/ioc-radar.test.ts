@@ -1,26 +1,14 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { documentMarker, gotoHydrated, launchBrowser, openSession, setDocumentMarker, type E2eSession } from "./helpers/browser";
-import { startE2eServer, type E2eServer } from "./helpers/server";
+import { describe, expect, inject, it } from "vitest";
+import { documentMarker, gotoHydrated, openSession, setDocumentMarker, type E2eSession } from "./helpers/browser";
+import { e2eSite } from "./helpers/site";
 
 /** The IOC radar in a real browser, on the real snapshot data (Feodo Tracker, MalwareBazaar, TweetFeed, signature-base, MISP warninglists). */
 
-let server: E2eServer;
-let browser: Browser;
 
-beforeAll(async () => {
-  [server, browser] = await Promise.all([
-    startE2eServer({ DATABASE_PATH: inject("snapshotDatabase"), SYNC_ENABLED: "false" }),
-    launchBrowser(),
-  ]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = e2eSite({ DATABASE_PATH: inject("snapshotDatabase"), SYNC_ENABLED: "false" });
 
 async function withSession(run: (s: E2eSession) => Promise<void>) {
-  const s = await openSession(browser, { viewport: { width: 1440, height: 900 } });
+  const s = await openSession(site.browser, { viewport: { width: 1440, height: 900 } });
   try {
     await run(s);
     expect(s.console.problems()).toEqual([]);
@@ -35,7 +23,7 @@ describe("IOC radar", () => {
   it("filters and paginates with the URL changing and no document reload", () =>
     withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/ioc-radar`);
+      await gotoHydrated(page, `${site.server.url}/ioc-radar`);
       await setDocumentMarker(page);
       const initial = await copyValues(s);
       expect(initial).toHaveLength(25);
@@ -59,7 +47,7 @@ describe("IOC radar", () => {
   it("bulk lookup classifies each indicator of a mixed defanged paste", () =>
     withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/ioc-radar?source=feodotracker&sort=value&dir=asc`);
+      await gotoHydrated(page, `${site.server.url}/ioc-radar?source=feodotracker&sort=value&dir=asc`);
       const known = (await copyValues(s)).find((value) => value && !value.startsWith("192.9.135."))!;
       const paste = [
         `C2: ${known.replaceAll(".", "[.]")}`,
@@ -88,8 +76,8 @@ describe("IOC radar", () => {
   it("the copy button copies the real, refanged value", () =>
     withSession(async (s) => {
       const { page, context } = s;
-      await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
-      await gotoHydrated(page, `${server.url}/ioc-radar?type=url&source=tweetfeed`);
+      await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: site.server.url });
+      await gotoHydrated(page, `${site.server.url}/ioc-radar?type=url&source=tweetfeed`);
       const row = page.locator('[data-testid="ioc-table"] tbody tr').first();
       const shown = (await row.locator("code").textContent()) ?? "";
       expect(shown).toMatch(/^hxxps?:\/\/[^/]*\[\.\]/);
@@ -103,7 +91,7 @@ describe("IOC radar", () => {
   it("draws the three charts with no console error, and opens a detail page", () =>
     withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/ioc-radar?source=feodotracker`);
+      await gotoHydrated(page, `${site.server.url}/ioc-radar?source=feodotracker`);
       await page.waitForSelector('[data-testid="chart"] canvas');
       await expect.poll(() => page.locator('[data-testid="chart"] canvas').count()).toBeGreaterThanOrEqual(3);
       for (const title of ["Indicators per day (last seen) by type", "Top malware families", "Type distribution"]) {
@@ -116,10 +104,10 @@ describe("IOC radar", () => {
     }));
 
   it("works without JavaScript: the filter form is a plain GET", async () => {
-    const context = await browser.newContext({ javaScriptEnabled: false });
+    const context = await site.browser.newContext({ javaScriptEnabled: false });
     try {
       const page = await context.newPage();
-      await page.goto(`${server.url}/ioc-radar`);
+      await page.goto(`${site.server.url}/ioc-radar`);
       await page.locator('select[name="source"]').selectOption("malwarebazaar");
       await page.getByRole("button", { name: "Apply filters" }).click();
       await page.waitForURL(/source=malwarebazaar/);

@@ -1,25 +1,16 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { BREAKPOINTS } from "../../shared/constants";
-import { gotoHydrated, launchBrowser, openSession } from "./helpers/browser";
-import { startE2eServer, type E2eServer } from "./helpers/server";
+import { gotoHydrated, openSession } from "./helpers/browser";
+import { e2eSite } from "./helpers/site";
 
 /** The layouts really change at the spec's breakpoints (client/styles/app.css, shared/constants.ts). */
 
-let server: E2eServer;
-let browser: Browser;
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startE2eServer({ DATABASE_PATH: inject("snapshotDatabase") }), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = e2eSite({ DATABASE_PATH: inject("snapshotDatabase") });
 
 async function boxesAt(width: number, path: string, selectors: string[]) {
-  const s = await openSession(browser, { viewport: { width, height: 900 } });
+  const s = await openSession(site.browser, { viewport: { width, height: 900 } });
   try {
-    await gotoHydrated(s.page, `${server.url}${path}`);
+    await gotoHydrated(s.page, `${site.server.url}${path}`);
     const boxes = await Promise.all(selectors.map(async (selector) => (await s.page.locator(selector).first().boundingBox())!));
     const overflow = await s.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     const headerShown = await s.page.locator("table.data-table--cards thead").first().isVisible();
@@ -52,9 +43,9 @@ describe("breakpoints", () => {
 
   it("CVE pages: two columns from md, three from xl", async () => {
     const columns = async (width: number) => {
-      const s = await openSession(browser, { viewport: { width, height: 900 } });
+      const s = await openSession(site.browser, { viewport: { width, height: 900 } });
       try {
-        await gotoHydrated(s.page, `${server.url}/cve-radar/CVE-2024-3400`);
+        await gotoHydrated(s.page, `${site.server.url}/cve-radar/CVE-2024-3400`);
         return await s.page.locator(".detail-grid").first().evaluate((grid) => getComputedStyle(grid).gridTemplateColumns.split(" ").length);
       } finally {
         await s.close();

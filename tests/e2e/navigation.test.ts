@@ -1,46 +1,29 @@
-import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Locator, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import {
   appendToBody,
   documentMarker,
   expectedPayloadPath,
   freezeClock,
   gotoHydrated,
-  launchBrowser,
   mainNavLink,
-  openSession,
   setDocumentMarker,
   waitForHydration,
   waitForTitle,
-  type E2eSession,
 } from "./helpers/browser";
 import { seedCve } from "./helpers/seed";
-import { startE2eServer, type E2eServer } from "./helpers/server";
+import { e2eSite } from "./helpers/site";
 
 /** Client-side navigation in the browser: payloads, no document reloads, and the layout's navigation effects. */
 
 const SITE = "Threat Radar";
 const HISTORY_KEY = "threat-radar:navigation-history";
-let server: E2eServer;
-let browser: Browser;
 
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startE2eServer(), launchBrowser()]);
+const site = e2eSite({}, ({ server }) => {
   seedCve(server.databasePath, "CVE-2024-3400");
 });
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
 
-async function withSession(run: (s: E2eSession) => Promise<void>, options?: Parameters<typeof openSession>[1]) {
-  const s = await openSession(browser, options);
-  try {
-    await run(s);
-  } finally {
-    await s.close();
-  }
-}
+const { withSession } = site;
 
 /** Activates a link from the keyboard without scrolling it into view first (a mouse click would). */
 async function pressWithoutScrolling(page: Page, link: Locator): Promise<void> {
@@ -63,7 +46,7 @@ describe("client-side navigation", () => {
   it("header links move between /, /cve-radar and /ioc-radar via _payload.json, announced, never reloading the document", async () => {
     await withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       await setDocumentMarker(page);
       expect(s.payloadRequests()).toEqual([]);
       // The route announcer is a assertive live region, silent until the first navigation.
@@ -81,22 +64,22 @@ describe("client-side navigation", () => {
       ] as const;
       for (const [index, step] of steps.entries()) {
         await mainNavLink(page, step.link).click();
-        await page.waitForURL(`${server.url}${step.path}`);
+        await page.waitForURL(`${site.server.url}${step.path}`);
         await waitForTitle(page, step.title);
         await waitForAnnouncement(page, step.title);
         expect(s.payloadRequests()).toHaveLength(index + 1);
-        expect(s.payloadRequests().at(-1)).toBe(`${server.url}${expectedPayloadPath(step.path, server.buildId)}`);
+        expect(s.payloadRequests().at(-1)).toBe(`${site.server.url}${expectedPayloadPath(step.path, site.server.buildId)}`);
         expect(await mainNavLink(page, step.link).getAttribute("aria-current")).toBe("page");
       }
       // The site name in the header is a client-side link home too.
       await page.getByRole("link", { name: `${SITE} home` }).click();
-      await page.waitForURL(`${server.url}/`);
+      await page.waitForURL(`${site.server.url}/`);
       await waitForAnnouncement(page, `Home · ${SITE}`);
       expect(s.payloadRequests()).toHaveLength(steps.length + 1);
-      expect(s.payloadRequests().at(-1)).toBe(`${server.url}${expectedPayloadPath("/", server.buildId)}`);
+      expect(s.payloadRequests().at(-1)).toBe(`${site.server.url}${expectedPayloadPath("/", site.server.buildId)}`);
 
       expect(await documentMarker(page)).toBe(1);
-      expect(s.documentLoads()).toEqual([`${server.url}/`]);
+      expect(s.documentLoads()).toEqual([`${site.server.url}/`]);
       expect(s.console.problems()).toEqual([]);
     });
   });
@@ -104,13 +87,13 @@ describe("client-side navigation", () => {
   it("a CVE in the CVE radar's table opens its detail page client-side", async () => {
     await withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/cve-radar`);
+      await gotoHydrated(page, `${site.server.url}/cve-radar`);
       await setDocumentMarker(page);
       await page.getByTestId("cve-table").getByRole("link", { name: "CVE-2024-3400", exact: true }).click();
-      await page.waitForURL(`${server.url}/cve-radar/CVE-2024-3400`);
+      await page.waitForURL(`${site.server.url}/cve-radar/CVE-2024-3400`);
       await waitForTitle(page, `CVE-2024-3400 · ${SITE}`);
       await waitForAnnouncement(page, `CVE-2024-3400 · ${SITE}`);
-      expect(s.payloadRequests()).toEqual([`${server.url}${expectedPayloadPath("/cve-radar/CVE-2024-3400", server.buildId)}`]);
+      expect(s.payloadRequests()).toEqual([`${site.server.url}${expectedPayloadPath("/cve-radar/CVE-2024-3400", site.server.buildId)}`]);
       expect(await documentMarker(page)).toBe(1);
       expect(s.documentLoads()).toHaveLength(1);
       expect(s.console.problems()).toEqual([]);
@@ -126,29 +109,29 @@ describe("client-side navigation", () => {
   ] as const)("%s: left by a header link and returned to with Back, both client-side", async (detailPath, link, detailTitle) => {
     await withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}${detailPath}`);
+      await gotoHydrated(page, `${site.server.url}${detailPath}`);
       await setDocumentMarker(page);
       const listPath = `/${detailPath.split("/")[1]}`;
 
       await mainNavLink(page, link).click();
-      await page.waitForURL(`${server.url}${listPath}`);
+      await page.waitForURL(`${site.server.url}${listPath}`);
       await waitForTitle(page, `${link} · ${SITE}`);
 
       await page.goBack();
-      await page.waitForURL(`${server.url}${detailPath}`);
+      await page.waitForURL(`${site.server.url}${detailPath}`);
       await waitForTitle(page, detailTitle);
       await waitForAnnouncement(page, detailTitle);
       expect((await page.locator("main h1").first().textContent())?.replaceAll("[.]", ".")).toContain(detailPath.split("/")[2]);
 
       await page.goForward();
-      await page.waitForURL(`${server.url}${listPath}`);
+      await page.waitForURL(`${site.server.url}${listPath}`);
       await waitForTitle(page, `${link} · ${SITE}`);
 
       expect(s.payloadRequests()).toEqual(
-        [listPath, detailPath, listPath].map((path) => `${server.url}${expectedPayloadPath(path, server.buildId)}`),
+        [listPath, detailPath, listPath].map((path) => `${site.server.url}${expectedPayloadPath(path, site.server.buildId)}`),
       );
       expect(await documentMarker(page)).toBe(1);
-      expect(s.documentLoads()).toEqual([`${server.url}${detailPath}`]);
+      expect(s.documentLoads()).toEqual([`${site.server.url}${detailPath}`]);
       expect(s.console.problems()).toEqual([]);
     });
   });
@@ -159,14 +142,14 @@ describe("navigation effects of the layout", () => {
     await withSession(
       async (s) => {
         const { page } = s;
-        await gotoHydrated(page, `${server.url}/`);
+        await gotoHydrated(page, `${site.server.url}/`);
         // Outside the React root, so the document stays tall whatever the next page renders.
         await appendToBody(page, '<div id="e2e-spacer" style="height:4000px"></div>');
         await page.evaluate(() => window.scrollTo(0, 1500));
         expect(await page.evaluate(() => window.scrollY)).toBe(1500);
 
         await pressWithoutScrolling(page, mainNavLink(page, "CVE radar"));
-        await page.waitForURL(`${server.url}/cve-radar`);
+        await page.waitForURL(`${site.server.url}/cve-radar`);
         await waitForAnnouncement(page, `CVE radar · ${SITE}`);
         await page.waitForFunction(() => window.scrollY === 0);
         expect(s.documentLoads()).toHaveLength(1);
@@ -179,12 +162,12 @@ describe("navigation effects of the layout", () => {
     await withSession(
       async (s) => {
         const { page } = s;
-        await gotoHydrated(page, `${server.url}/`);
+        await gotoHydrated(page, `${site.server.url}/`);
         await appendToBody(page, '<div id="e2e-spacer" style="height:4000px"></div>');
         await page.evaluate(() => window.scrollTo(0, 2000));
 
         await pressWithoutScrolling(page, page.getByRole("link", { name: "Skip to content" }));
-        await page.waitForURL(`${server.url}/#main-content`);
+        await page.waitForURL(`${site.server.url}/#main-content`);
         await page.waitForFunction(() => {
           const top = document.getElementById("main-content")!.getBoundingClientRect().top;
           return top >= -1 && top < window.innerHeight;
@@ -202,13 +185,13 @@ describe("navigation effects of the layout", () => {
     await withSession(
       async (s) => {
         const { page } = s;
-        await gotoHydrated(page, `${server.url}/cve-radar`);
+        await gotoHydrated(page, `${site.server.url}/cve-radar`);
         await setDocumentMarker(page);
         const target = page.locator("#radar-priority");
         expect(await target.evaluate((element) => element.getBoundingClientRect().top > window.innerHeight)).toBe(true);
 
         await page.getByRole("link", { name: "Radar priority", exact: true }).click();
-        await page.waitForURL(`${server.url}/cve-radar#radar-priority`);
+        await page.waitForURL(`${site.server.url}/cve-radar#radar-priority`);
         await page.waitForFunction(() => {
           const top = document.getElementById("radar-priority")!.getBoundingClientRect().top;
           return top >= -1 && top < window.innerHeight;
@@ -228,7 +211,7 @@ describe("navigation effects of the layout", () => {
     await withSession(
       async (s) => {
         const { page } = s;
-        await gotoHydrated(page, `${server.url}/ioc-radar`);
+        await gotoHydrated(page, `${site.server.url}/ioc-radar`);
         // Only the app may scroll on history traversal: switch off the browser's own restoration.
         await page.evaluate(() => {
           history.scrollRestoration = "manual";
@@ -240,24 +223,24 @@ describe("navigation effects of the layout", () => {
         );
         // A plain (router-free) hash link: /ioc-radar#e2e-target becomes a history entry.
         await pressWithoutScrolling(page, page.locator("#e2e-hash-link"));
-        await page.waitForURL(`${server.url}/ioc-radar#e2e-target`);
+        await page.waitForURL(`${site.server.url}/ioc-radar#e2e-target`);
 
         await page.evaluate(() => window.scrollTo(0, 0));
         await pressWithoutScrolling(page, mainNavLink(page, "CVE radar"));
-        await page.waitForURL(`${server.url}/cve-radar`);
+        await page.waitForURL(`${site.server.url}/cve-radar`);
         await waitForTitle(page, `CVE radar · ${SITE}`);
         expect(await page.evaluate(() => window.scrollY)).toBe(0);
 
         // Back is a router navigation to /ioc-radar#e2e-target: the payload loads, then the effect scrolls.
         await page.goBack();
-        await page.waitForURL(`${server.url}/ioc-radar#e2e-target`);
+        await page.waitForURL(`${site.server.url}/ioc-radar#e2e-target`);
         await waitForTitle(page, `IOC radar · ${SITE}`);
         await page.waitForFunction(() => {
           const top = document.getElementById("e2e-target")!.getBoundingClientRect().top;
           return top >= -1 && top < window.innerHeight;
         });
         expect(await page.evaluate(() => window.scrollY)).toBeGreaterThan(2000);
-        expect(s.payloadRequests().at(-1)).toBe(`${server.url}${expectedPayloadPath("/ioc-radar", server.buildId)}`);
+        expect(s.payloadRequests().at(-1)).toBe(`${site.server.url}${expectedPayloadPath("/ioc-radar", site.server.buildId)}`);
         expect(s.documentLoads()).toHaveLength(1);
         expect(s.console.problems()).toEqual([]);
       },
@@ -268,7 +251,7 @@ describe("navigation effects of the layout", () => {
   it("keeps the navigation history {from, to, timestamp} in sessionStorage, across a reload", async () => {
     await withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       const before = Date.now();
       expect(await page.evaluate((key) => sessionStorage.getItem(key), HISTORY_KEY)).toBeNull();
 
@@ -278,7 +261,7 @@ describe("navigation effects of the layout", () => {
         ["Home", "/"],
       ] as const) {
         await mainNavLink(page, link).click();
-        await page.waitForURL(`${server.url}${path}`);
+        await page.waitForURL(`${site.server.url}${path}`);
         await waitForAnnouncement(page, `${link === "Home" ? "Home" : link} · ${SITE}`);
       }
       await page.reload();
@@ -330,7 +313,7 @@ describe("loading bar", () => {
   it("appears while a slow navigation (payload delayed 600 ms) is loading, and goes away after", async () => {
     await withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       expect(await page.locator(".loading-bar").getAttribute("data-visible")).toBe("false");
       // The payload answers after 600 ms, and not before the bar has shown: a stalled machine cannot make it "fast".
       let barShown!: () => void;
@@ -345,7 +328,7 @@ describe("loading bar", () => {
       await page.locator('.loading-bar[data-visible="true"]').waitFor({ state: "attached" });
       barShown();
       expect(await page.locator(".loading-bar").getAttribute("aria-hidden")).toBe("false");
-      await page.waitForURL(`${server.url}/cve-radar`);
+      await page.waitForURL(`${site.server.url}/cve-radar`);
       await waitForAnnouncement(page, `CVE radar · ${SITE}`);
       await page.locator('.loading-bar[data-visible="false"]').waitFor({ state: "attached" });
 
@@ -366,7 +349,7 @@ describe("loading bar", () => {
         await released;
         await route.continue();
       });
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       await watchLoadingBar(page);
 
       await mainNavLink(page, "CVE radar").click();
@@ -382,7 +365,7 @@ describe("loading bar", () => {
       await page.locator('.loading-bar[data-visible="true"]').waitFor({ state: "attached" });
 
       release();
-      await page.waitForURL(`${server.url}/cve-radar`);
+      await page.waitForURL(`${site.server.url}/cve-radar`);
       await waitForTitle(page, `CVE radar · ${SITE}`);
       await page.locator('.loading-bar[data-visible="false"]').waitFor({ state: "attached" });
       expect(await barValues(page)).toEqual(["true", "false"]);
@@ -390,10 +373,13 @@ describe("loading bar", () => {
     });
   });
 
-  it("does not appear for a fast navigation", async () => {
+  it("does not appear for a navigation that finishes within 100 ms (fake clock)", async () => {
     await withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
+      // A paused clock makes "fast" exact: no page time passes while the
+      // payload loads, however slow the machine, so the bar's timer cannot fire.
+      await freezeClock(page, new Date("2026-03-01T08:00:00Z").getTime());
+      await gotoHydrated(page, `${site.server.url}/`);
       // Warm up: load the IOC list's page chunk once, so the measured navigation only fetches its payload.
       await mainNavLink(page, "IOC radar").click();
       await waitForAnnouncement(page, `IOC radar · ${SITE}`);
@@ -402,10 +388,12 @@ describe("loading bar", () => {
 
       await watchLoadingBar(page);
       await mainNavLink(page, "IOC radar").click();
-      await page.waitForURL(`${server.url}/ioc-radar`);
+      await page.waitForURL(`${site.server.url}/ioc-radar`);
       await waitForAnnouncement(page, `IOC radar · ${SITE}`);
 
       expect(await loadingEvents(page)).toEqual(["page-loading-start", "page-loading-end"]);
+      // Past the threshold after the navigation ended: its timer was cleared, not merely late.
+      await page.clock.runFor(100);
       expect(await barValues(page)).not.toContain("true");
       expect(await page.locator(".loading-bar").getAttribute("data-visible")).toBe("false");
       expect(s.console.problems()).toEqual([]);

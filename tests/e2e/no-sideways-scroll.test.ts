@@ -1,8 +1,8 @@
 import SQLite from "better-sqlite3";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { gotoHydrated, launchBrowser, openSession } from "./helpers/browser";
-import { startE2eServer, type E2eServer } from "./helpers/server";
+import type { Page } from "playwright-core";
+import { describe, expect, inject, it } from "vitest";
+import { gotoHydrated, openSession } from "./helpers/browser";
+import { e2eSite } from "./helpers/site";
 
 /**
  * Every route, at the widths an analyst uses and in both themes, on the
@@ -11,8 +11,6 @@ import { startE2eServer, type E2eServer } from "./helpers/server";
  * page nor any table box scrolls sideways.
  */
 
-let server: E2eServer;
-let browser: Browser;
 let routes: string[];
 
 /** The snapshot's longest values, so the pages are tried on the worst real data rather than on tidy samples. */
@@ -30,9 +28,8 @@ function longestValues(path: string) {
   }
 }
 
-beforeAll(async () => {
-  const database = inject("snapshotDatabase");
-  [server, browser] = await Promise.all([startE2eServer({ DATABASE_PATH: database }), launchBrowser()]);
+const database = inject("snapshotDatabase");
+const site = e2eSite({ DATABASE_PATH: database }, () => {
   const longest = longestValues(database);
   routes = [
     "/",
@@ -47,10 +44,6 @@ beforeAll(async () => {
     `/ioc-radar/${encodeURIComponent(longest.url)}`,
     `/ioc-radar/${longest.hash}`,
   ];
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
 });
 
 /** Boxes wider than they are shown: the page itself and any element that scrolls sideways (table boxes above all). */
@@ -75,12 +68,12 @@ const THEMES = ["light", "dark"] as const;
 
 describe.each(WIDTHS.flatMap((width) => THEMES.map((theme) => ({ width, theme }))))("at $width px, $theme theme", ({ width, theme }) => {
   it("no route scrolls sideways, neither the page nor a table", async () => {
-    const s = await openSession(browser, { viewport: { width, height: 900 } });
+    const s = await openSession(site.browser, { viewport: { width, height: 900 } });
     try {
       await s.page.emulateMedia({ colorScheme: theme });
       const problems: string[] = [];
       for (const route of routes) {
-        await gotoHydrated(s.page, `${server.url}${route}`);
+        await gotoHydrated(s.page, `${site.server.url}${route}`);
         expect(await s.page.evaluate(() => getComputedStyle(document.documentElement).colorScheme)).toContain(theme);
         problems.push(...(await sidewaysScrollers(s.page)).map((problem) => `${route}: ${problem}`));
       }
@@ -94,9 +87,9 @@ describe.each(WIDTHS.flatMap((width) => THEMES.map((theme) => ({ width, theme })
 
 describe("list layouts", () => {
   it("phones: the header is one line above the search, and the first CVE comes before the charts, near the top", async () => {
-    const s = await openSession(browser, { viewport: { width: 390, height: 844 } });
+    const s = await openSession(site.browser, { viewport: { width: 390, height: 844 } });
     try {
-      await gotoHydrated(s.page, `${server.url}/cve-radar`);
+      await gotoHydrated(s.page, `${site.server.url}/cve-radar`);
       const box = async (selector: string) => (await s.page.locator(selector).boundingBox())!;
       const [brand, toggle, search] = [await box(".site-header__brand"), await box("[data-testid=theme-toggle]"), await box(".site-search")];
       expect(Math.abs(toggle.y + toggle.height / 2 - (brand.y + brand.height / 2))).toBeLessThan(brand.height);
@@ -106,7 +99,7 @@ describe("list layouts", () => {
       expect(firstRow.y).toBeLessThan(firstChart.y);
       expect(firstRow.y).toBeLessThan(844);
       // The filters are one closed disclosure that counts what is in force.
-      await gotoHydrated(s.page, `${server.url}/cve-radar?kev=1&severity=critical`);
+      await gotoHydrated(s.page, `${site.server.url}/cve-radar?kev=1&severity=critical`);
       await expect.poll(() => s.page.locator(".filters-disclosure__summary").textContent()).toContain("2 active");
       expect(await s.page.locator("form.filters").isVisible()).toBe(false);
       await s.page.locator(".filters-disclosure__summary").click();
@@ -117,10 +110,10 @@ describe("list layouts", () => {
   });
 
   it.each([390, 1024, 1440, 1920])("at %i px no form field is cut, neither the box nor the text or placeholder it shows", async (width) => {
-    const s = await openSession(browser, { viewport: { width, height: 900 } });
+    const s = await openSession(site.browser, { viewport: { width, height: 900 } });
     try {
       for (const path of ["/cve-radar", "/ioc-radar"]) {
-        await gotoHydrated(s.page, `${server.url}${path}`);
+        await gotoHydrated(s.page, `${site.server.url}${path}`);
         const summary = s.page.locator(".filters-disclosure__summary");
         if (await summary.isVisible()) await summary.click();
         const cut = await s.page.evaluate(() => {
@@ -150,9 +143,9 @@ describe("list layouts", () => {
   });
 
   it("desktop: one line per indicator, the value cut in the middle with its whole text kept for copying", async () => {
-    const s = await openSession(browser, { viewport: { width: 1440, height: 900 } });
+    const s = await openSession(site.browser, { viewport: { width: 1440, height: 900 } });
     try {
-      await gotoHydrated(s.page, `${server.url}/ioc-radar?type=sha256`);
+      await gotoHydrated(s.page, `${site.server.url}/ioc-radar?type=sha256`);
       expect(await s.page.locator(".filters-disclosure__summary").isVisible()).toBe(false);
       expect(await s.page.locator("form.filters").isVisible()).toBe(true);
       const rows = s.page.locator("[data-testid=ioc-table] tbody tr");

@@ -1,9 +1,8 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HYDRATED, launchBrowser, openSession, waitForHydration } from "./helpers/browser";
+import { describe, expect, it } from "vitest";
+import { HYDRATED, openSession, waitForHydration } from "./helpers/browser";
 import { documentNotFound } from "./helpers/console";
 import { seedCve } from "./helpers/seed";
-import { startE2eServer, type E2eServer } from "./helpers/server";
+import { e2eSite } from "./helpers/site";
 
 /**
  * Browser twins of the server-rendering tests in tests/integration/shell:
@@ -12,16 +11,9 @@ import { startE2eServer, type E2eServer } from "./helpers/server";
  */
 
 const SITE = "Threat Radar";
-let server: E2eServer;
-let browser: Browser;
 
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startE2eServer(), launchBrowser()]);
+const site = e2eSite({}, ({ server }) => {
   seedCve(server.databasePath, "CVE-2024-3400");
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
 });
 
 describe("server-rendered pages hydrate in the browser", () => {
@@ -33,9 +25,9 @@ describe("server-rendered pages hydrate in the browser", () => {
     // The indicator page titles it by type and shows it defanged.
     ["/ioc-radar/8.8.8.8", `ipv4 8[.]8[.]8[.]8 · ${SITE}`, "8[.]8[.]8[.]8"],
   ])("%s: 200, lang en-US, title, hydrated with no console error or hydration warning", async (path, title, heading) => {
-    const s = await openSession(browser);
+    const s = await openSession(site.browser);
     try {
-      const response = await s.page.goto(`${server.url}${path}`);
+      const response = await s.page.goto(`${site.server.url}${path}`);
       expect(response?.status()).toBe(200);
       await waitForHydration(s.page);
 
@@ -45,11 +37,11 @@ describe("server-rendered pages hydrate in the browser", () => {
       // The layout is there: header navigation and footer.
       expect(await s.page.getByRole("navigation", { name: "Main" }).getByRole("link").count()).toBe(3);
       expect(s.console.problems()).toEqual([]);
-      expect(s.documentLoads()).toEqual([`${server.url}${path}`]);
+      expect(s.documentLoads()).toEqual([`${site.server.url}${path}`]);
 
       // With no reCAPTCHA key and no tag-manager ids nothing is loaded from their hosts (nor from anywhere else).
       expect(s.blocked).toEqual([]);
-      expect(s.requests.filter((request) => !request.url().startsWith(`${server.url}/`))).toEqual([]);
+      expect(s.requests.filter((request) => !request.url().startsWith(`${site.server.url}/`))).toEqual([]);
       expect(await s.page.locator("script#bot-check, script[id^='tag-manager-'], .bot-check-attribution").count()).toBe(0);
       expect(await s.page.evaluate(() => "dataLayer" in window || "grecaptcha" in window)).toBe(false);
     } finally {
@@ -58,8 +50,8 @@ describe("server-rendered pages hydrate in the browser", () => {
   });
 
   it("an unmatched path: the 404 error screen hydrates; the document's own 404 is the only console error", async () => {
-    const s = await openSession(browser);
-    const url = `${server.url}/no/such/page`;
+    const s = await openSession(site.browser);
+    const url = `${site.server.url}/no/such/page`;
     try {
       const response = await s.page.goto(url);
       expect(response?.status()).toBe(404);
@@ -84,17 +76,17 @@ describe("server-rendered pages hydrate in the browser", () => {
   });
 
   it("the hydration check is not blind: a tampered server HTML is reported as a hydration problem", async () => {
-    const s = await openSession(browser);
+    const s = await openSession(site.browser);
     try {
       // Change the server's HTML of the site name in the header, as a server/client divergence would.
-      await s.page.route(`${server.url}/`, async (route) => {
+      await s.page.route(`${site.server.url}/`, async (route) => {
         const response = await route.fetch();
         const html = await response.text();
         const tampered = html.replace(`<span>${SITE}</span>`, `<span>${SITE} (server)</span>`);
         expect(tampered).not.toBe(html);
         await route.fulfill({ response, body: tampered });
       });
-      await s.page.goto(`${server.url}/`);
+      await s.page.goto(`${site.server.url}/`);
       await s.page.locator(HYDRATED).waitFor({ state: "attached" });
       // The production build reports it as "Minified React error #418" (hydration text mismatch).
       await expect.poll(() => s.console.hydrationWarnings.join("\n")).toMatch(/#418|hydrat/i);

@@ -1,26 +1,14 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { gotoHydrated, launchBrowser, openSession, type E2eSession } from "./helpers/browser";
-import { startE2eServer, type E2eServer } from "./helpers/server";
+import { describe, expect, inject, it } from "vitest";
+import { gotoHydrated, openSession, type E2eSession } from "./helpers/browser";
+import { e2eSite } from "./helpers/site";
 
 /** The header search box and the theme toggle, on every page. */
 
-let server: E2eServer;
-let browser: Browser;
 
-beforeAll(async () => {
-  [server, browser] = await Promise.all([
-    startE2eServer({ DATABASE_PATH: inject("snapshotDatabase"), SYNC_ENABLED: "false" }),
-    launchBrowser(),
-  ]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = e2eSite({ DATABASE_PATH: inject("snapshotDatabase"), SYNC_ENABLED: "false" });
 
 async function withSession(run: (s: E2eSession) => Promise<void>) {
-  const s = await openSession(browser);
+  const s = await openSession(site.browser);
   try {
     await run(s);
   } finally {
@@ -38,12 +26,12 @@ describe("header search", () => {
   it("routes a CVE id, a defanged URL, a list of hashes and a phrase to the right places", () =>
     withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       await search(s, "cve-2024-3400");
-      await page.waitForURL(`${server.url}/cve-radar/CVE-2024-3400`);
+      await page.waitForURL(`${site.server.url}/cve-radar/CVE-2024-3400`);
 
       await search(s, "hxxps://evil[.]example[.]com/login.php");
-      await page.waitForURL(`${server.url}/ioc-radar/https%3A%2F%2Fevil.example.com%2Flogin.php`);
+      await page.waitForURL(`${site.server.url}/ioc-radar/https%3A%2F%2Fevil.example.com%2Flogin.php`);
 
       const hashes = "44d88612fea8a8f36de82e1278abb02f 3395856ce81f2b7382dee72602f798b642f14140";
       await search(s, hashes);
@@ -63,7 +51,7 @@ describe("header search", () => {
   it("focuses the search box on '/' unless the user is typing elsewhere", () =>
     withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/cve-radar`);
+      await gotoHydrated(page, `${site.server.url}/cve-radar`);
       await page.locator("body").press("/");
       expect(await page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe("site-search");
       expect(await page.getByTestId("site-search").inputValue()).toBe("");
@@ -76,7 +64,7 @@ describe("header search", () => {
   it("suggests CVE ids and vendors as you type", () =>
     withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       await page.getByTestId("site-search").pressSequentially("CVE-2024-340");
       const values = () => page.locator("#site-search-suggestions option").evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
       await expect.poll(async () => {
@@ -90,11 +78,11 @@ describe("header search", () => {
 
 describe("theme", () => {
   it("follows the system, toggles, and keeps the choice across reloads without a flash", async () => {
-    const context = await browser.newContext({ colorScheme: "light" });
-    await context.route((url) => !url.href.startsWith(server.url), (route) => route.abort());
+    const context = await site.browser.newContext({ colorScheme: "light" });
+    await context.route((url) => !url.href.startsWith(site.server.url), (route) => route.abort());
     try {
       const page = await context.newPage();
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       const light = await background();
       await page.getByTestId("theme-toggle").click();

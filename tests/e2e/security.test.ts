@@ -1,8 +1,8 @@
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { gotoHydrated, launchBrowser, mainNavLink, openSession, waitForHydration, waitForTitle, type E2eSession } from "./helpers/browser";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { gotoHydrated, mainNavLink, openSession, waitForHydration, waitForTitle, type E2eSession } from "./helpers/browser";
 import { documentNotFound } from "./helpers/console";
-import { startE2eServer, type E2eServer } from "./helpers/server";
+import { e2eSite } from "./helpers/site";
 
 /**
  * Configuration and URLs are data, never markup: a site name that tries to
@@ -10,19 +10,11 @@ import { startE2eServer, type E2eServer } from "./helpers/server";
  */
 
 const SITE_NAME = "Radar </script><script>window.__pwned=1</script>";
-let server: E2eServer;
-let browser: Browser;
 
-beforeAll(async () => {
-  [server, browser] = await Promise.all([startE2eServer({ PUBLIC_SITE_NAME: SITE_NAME }), launchBrowser()]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = e2eSite({ PUBLIC_SITE_NAME: SITE_NAME });
 
 async function withSession(run: (s: E2eSession) => Promise<void>) {
-  const s = await openSession(browser);
+  const s = await openSession(site.browser);
   try {
     await run(s);
   } finally {
@@ -36,7 +28,7 @@ describe("script injection through the configuration", () => {
   it("a site name with </script><script> hydrates, runs nothing and shows literally in the header and title", async () => {
     await withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       expect(await pwned(page)).toBeUndefined();
 
       const brand = page.locator(".site-header__brand");
@@ -66,7 +58,7 @@ describe("script injection through the configuration", () => {
   it("the 404 page reflects a script-like path as text only", async () => {
     await withSession(async (s) => {
       const { page } = s;
-      const url = `${server.url}/%3Cscript%3Ewindow.__pwned=2%3C/script%3E`;
+      const url = `${site.server.url}/%3Cscript%3Ewindow.__pwned=2%3C/script%3E`;
       const response = await page.goto(url);
       expect(response?.status()).toBe(404);
       await waitForHydration(page);

@@ -1,10 +1,8 @@
-import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import {
   appendToBody,
   documentMarker,
   gotoHydrated,
-  launchBrowser,
   mainNavLink,
   openSession,
   setDocumentMarker,
@@ -12,7 +10,7 @@ import {
   type E2eSession,
 } from "./helpers/browser";
 import { abortedLoad } from "./helpers/console";
-import { startE2eServer, type E2eServer } from "./helpers/server";
+import { e2eSite } from "./helpers/site";
 
 /**
  * The bot check (reCAPTCHA v3 through recaptcha.net) and the tag manager,
@@ -26,22 +24,11 @@ const BOT_CHECK_URL = `https://www.recaptcha.net/recaptcha/api.js?render=${SITE_
 const TAG_MANAGER_URLS = GTM_IDS.map((id) => `https://www.googletagmanager.com/gtm.js?id=${id}`);
 const THIRD_PARTY_URLS = [BOT_CHECK_URL, ...TAG_MANAGER_URLS];
 
-let server: E2eServer;
-let browser: Browser;
 
-beforeAll(async () => {
-  [server, browser] = await Promise.all([
-    startE2eServer({ RECAPTCHA_SITE_KEY: SITE_KEY, RECAPTCHA_SECRET_KEY: "e2e-secret-never-sent", GTM_IDS: GTM_IDS.join(",") }),
-    launchBrowser(),
-  ]);
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = e2eSite({ RECAPTCHA_SITE_KEY: SITE_KEY, RECAPTCHA_SECRET_KEY: "e2e-secret-never-sent", GTM_IDS: GTM_IDS.join(",") });
 
 async function withSession(run: (s: E2eSession) => Promise<void>) {
-  const s = await openSession(browser);
+  const s = await openSession(site.browser);
   try {
     await run(s);
   } finally {
@@ -55,7 +42,7 @@ describe("bot check and tag manager", () => {
   it("requests the reCAPTCHA script and each GTM id's script exactly once, and the page still works without them", async () => {
     await withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       await setDocumentMarker(page);
       for (const [link, title] of [
         ["CVE radar", "CVE radar · Threat Radar"],
@@ -72,7 +59,7 @@ describe("bot check and tag manager", () => {
       const requested = s.requests.map((request) => request.url());
       expect(requested.filter((url) => url === BOT_CHECK_URL)).toHaveLength(1);
       for (const url of TAG_MANAGER_URLS) expect(requested.filter((u) => u === url)).toHaveLength(1);
-      expect(requested.filter((url) => !url.startsWith(server.url)).sort()).toEqual([...THIRD_PARTY_URLS].sort());
+      expect(requested.filter((url) => !url.startsWith(site.server.url)).sort()).toEqual([...THIRD_PARTY_URLS].sort());
       expect([...s.blocked].sort()).toEqual([...THIRD_PARTY_URLS].sort());
 
       // The aborted third-party loads are the only console errors; nothing of ours failed.
@@ -83,7 +70,7 @@ describe("bot check and tag manager", () => {
   it("the scripts are added once each, with the ids the runtime gives them, and the tag manager's dataLayer is started", async () => {
     await withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/cve-radar`);
+      await gotoHydrated(page, `${site.server.url}/cve-radar`);
       const scripts = await page.evaluate(() =>
         [...document.querySelectorAll<HTMLScriptElement>("script#bot-check, script[id^='tag-manager-']")].map((script) => ({
           id: script.id,
@@ -105,7 +92,7 @@ describe("bot check and tag manager", () => {
   it("shows the reCAPTCHA attribution and hides reCAPTCHA's badge", async () => {
     await withSession(async (s) => {
       const { page } = s;
-      await gotoHydrated(page, `${server.url}/`);
+      await gotoHydrated(page, `${site.server.url}/`);
       const attribution = page.locator(".bot-check-attribution");
       expect(await attribution.isVisible()).toBe(true);
       expect((await attribution.textContent())?.replace(/\s+/g, " ").trim()).toBe(
@@ -130,7 +117,7 @@ describe("bot check and tag manager", () => {
 
   it("the 404 error screen hydrates too with the third-party scripts configured", async () => {
     await withSession(async (s) => {
-      const url = `${server.url}/no/such/page`;
+      const url = `${site.server.url}/no/such/page`;
       await gotoHydrated(s.page, url);
       expect(await s.page.locator("main.error-screen h1").textContent()).toBe("Page Not Found");
       await expect.poll(() => s.console.errors.filter(thirdPartyAborted).length).toBe(THIRD_PARTY_URLS.length);

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
 import pino from "pino";
 import type { TestProject } from "vitest/node";
 import { openSqliteImportStore } from "../../../server/pipeline/engine/store";
@@ -8,6 +9,7 @@ import { migrateToLatest } from "../../../server/db/migrate";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import { syncSources } from "../../../server/pipeline/sync";
 import { DATA_DIR, PROJECT_ROOT } from "../../helpers/paths";
+import { moduleClosure } from "./module-closure";
 
 /** The clock the snapshot database was imported with; tests that depend on "now" use it too. */
 export const SNAPSHOT_NOW = "2025-01-24T00:00:00Z";
@@ -24,19 +26,6 @@ export const SNAPSHOT_SOURCES = [
   "signature-base",
 ] as const;
 
-/** Code whose change must rebuild the cached snapshot database. */
-const IMPORT_CODE = [
-  "server/db",
-  "server/pipeline",
-  "server/feeds",
-  "server/cve/display-name.ts",
-  "server/cve/evidence.ts",
-  "shared/ioc",
-  "shared/cve/cvss-vector.ts",
-  "shared/scoring",
-  "shared/types",
-  "tests/integration/setup",
-];
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -52,15 +41,16 @@ function* files(dir: string): Generator<string> {
   }
 }
 
-/** Same import code and same snapshot files give the same key. */
+/**
+ * Same import code and same snapshot files give the same key. The import code
+ * is exactly what this module reaches through its imports (parsers, pipeline,
+ * migrations, schema…), so an edit to a page, a route or a query that the
+ * import never loads does not rebuild the database.
+ */
 function cacheKey(): string {
   const hash = createHash("sha256");
   hash.update(SNAPSHOT_SOURCES.join(",") + SNAPSHOT_NOW);
-  for (const entry of IMPORT_CODE) {
-    const path = join(PROJECT_ROOT, entry);
-    const paths = statSync(path).isDirectory() ? [...files(path)].sort() : [path];
-    for (const file of paths) hash.update(relative(PROJECT_ROOT, file)).update(readFileSync(file));
-  }
+  for (const file of moduleClosure(fileURLToPath(import.meta.url))) hash.update(relative(PROJECT_ROOT, file)).update(readFileSync(file));
   for (const file of [...files(DATA_DIR)].sort()) {
     const { size, mtimeMs } = statSync(file);
     hash.update(`${relative(DATA_DIR, file)}:${size}:${mtimeMs}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { stixId, stixObjectsFor, stixPattern, uuidv5, type StixIndicatorInput } from "../../../server/ioc/stix";
+import { stixId, stixObjectsFor, stixPattern, uuidv5, type StixIndicatorInput } from "../../../server/ioc/stix-export";
 import { stixBundleValidator } from "../../helpers/stix-schemas";
 
 const GENERATED = "2025-01-24T00:00:00.000Z";
