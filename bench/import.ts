@@ -10,7 +10,7 @@ import { readBuildId, startProductionServer } from "./load/servers";
 import { migrateToLatest } from "../server/db/migrate";
 import { loadPipelineConfig } from "../server/pipeline/config";
 import { openSqliteImportStore } from "../server/pipeline/engine/store";
-import { openFeedFile } from "../server/feeds/feed-file";
+import { openFeedFile } from "../server/feeds/toolkit/file";
 import { DEFAULT_READ_LIMITS, type FeedFile, type ReadContext } from "../server/pipeline/run";
 import { getSource, SOURCES } from "../server/pipeline/sources";
 import { resolveLocations, syncSources } from "../server/pipeline/sync";

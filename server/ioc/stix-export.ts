@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { parseIpPort } from "../../shared/ioc/ip";
+import type { Sighting } from "../../shared/ioc/sighting";
 
 /**
  * STIX 2.1 objects for exported indicators: an indicator object with a STIX
@@ -22,13 +23,9 @@ export function uuidv5(name: string, namespace = STIX_NAMESPACE): string {
 
 export const stixId = (type: string, name: string) => `${type}--${uuidv5(`${type}|${name}`)}`;
 
-export interface StixSightingInput {
-  source: string;
+export interface StixSightingInput extends Pick<Sighting, "source" | "firstSeen" | "lastSeen" | "reference"> {
   /** Tells a feed's statements about one value apart (one sighting object each). */
   variant: number;
-  firstSeen: string | null;
-  lastSeen: string | null;
-  reference: string | null;
 }
 
 export interface StixIndicatorInput {

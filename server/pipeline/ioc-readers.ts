@@ -2,7 +2,7 @@ import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { Readable } from "node:stream";
 import type { IocSighting } from "../feeds/ioc/sighting";
-import type { FeedRecordResult, ParserOptions } from "../feeds/ioc/common";
+import type { ParserOptions } from "../feeds/ioc/common";
 import { parseFeodoCsv } from "../feeds/ioc/feodo";
 import { parseMaltrailTar } from "../feeds/ioc/maltrail";
 import { parseHashList, parseMalwareBazaarCsv } from "../feeds/ioc/malwarebazaar";
@@ -12,25 +12,22 @@ import { parseStixBundle } from "../feeds/ioc/stix";
 import { parseThreatFoxCsv, parseThreatFoxJson } from "../feeds/ioc/threatfox";
 import { parseTweetFeedCsv } from "../feeds/ioc/tweetfeed";
 import { parseUrlhausCsv } from "../feeds/ioc/urlhaus";
-import { parseWarninglist, type Warninglist } from "../feeds/warninglists/parse";
-import type { ParseResult } from "../feeds/format";
+import { parseWarninglistText, type Warninglist } from "../feeds/warninglists/parse";
 import { isUrl } from "./download";
-import { isDirectory, peek, readText, tarEntries } from "../feeds/feed-file";
+import { isTar, tarFiles } from "../feeds/toolkit/archive";
+import { isDirectory } from "../feeds/toolkit/file";
+import type { ParseResult } from "../feeds/toolkit/result";
+import { peek, readText } from "../feeds/toolkit/stream";
 import { feedFiles } from "./readers";
 import type { FeedFile, ReadContext } from "./run";
 
-type IocParser = (input: Readable, options: ParserOptions) => AsyncIterable<FeedRecordResult>;
+type IocParser = (input: Readable, options: ParserOptions) => AsyncIterable<ParseResult<IocSighting>>;
 
 /** IOC parsers name lines, not files; the file name makes a rejection findable. */
-async function* inFile(file: FeedFile, results: AsyncIterable<FeedRecordResult>): AsyncGenerator<ParseResult<IocSighting>> {
+async function* inFile(file: FeedFile, results: AsyncIterable<ParseResult<IocSighting>>): AsyncGenerator<ParseResult<IocSighting>> {
   for await (const result of results) {
     yield result.ok ? result : { ok: false, location: `${file.name}:${result.location}`, reason: result.reason };
   }
-}
-
-/** A (gunzipped) tar archive: "ustar" at offset 257 of its first header. */
-function isTar(head: Buffer): boolean {
-  return head.subarray(257, 262).toString("latin1") === "ustar";
 }
 
 /**
@@ -212,14 +209,6 @@ const WARNINGLIST_FILE = /(?:^|[/\\])([^/\\]+)[/\\]list\.json$/;
 /** `<repository>-main/lists/<name>/list.json` inside the tarball. */
 const TARBALL_LIST = /(?:^|\/)lists\/([^/]+)\/list\.json$/;
 
-function parsedWarninglist(text: string, name: string, location: string): ParseResult<Warninglist> {
-  try {
-    return { ok: true, record: parseWarninglist(JSON.parse(text), name) };
-  } catch (error) {
-    return { ok: false, location, reason: (error as Error).message };
-  }
-}
-
 /**
  * MISP warninglists: a `lists/` folder (or a checkout holding one), the
  * repository tarball, or single `lists/<name>/list.json` files. A list is
@@ -229,14 +218,14 @@ export async function* readWarninglists(ctx: ReadContext): AsyncGenerator<ParseR
   for await (const file of feedFiles(ctx, (name) => name === "list.json" || /\.(tar\.gz|tgz|tar)$/i.test(name))) {
     const { head, stream } = await peek(await ctx.open(file));
     if (isTar(head)) {
-      for await (const entry of tarEntries(stream)) {
+      for await (const entry of tarFiles(stream)) {
         const name = TARBALL_LIST.exec(entry.name)?.[1];
         if (name === undefined) continue;
-        yield parsedWarninglist(await readText(entry.body), name, `${file.name}:${entry.name}`);
+        yield parseWarninglistText(await readText(entry.body), name, `${file.name}:${entry.name}`);
       }
     } else {
       const name = WARNINGLIST_FILE.exec(file.location)?.[1] ?? basename(file.location, ".json");
-      yield parsedWarninglist(await readText(stream), name, file.location);
+      yield parseWarninglistText(await readText(stream), name, file.location);
     }
   }
 }

@@ -10,8 +10,10 @@ import { parseKev } from "../feeds/cve/kev";
 import { parseNvdPage } from "../feeds/cve/nvd";
 import { parseTrickestLines, parseTrickestMarkdown } from "../feeds/cve/trickest";
 import { isUrl } from "./download";
-import type { ParseResult } from "../feeds/format";
-import { isDirectory, readText, tarEntries, walkFiles } from "../feeds/feed-file";
+import { tarFiles } from "../feeds/toolkit/archive";
+import { isDirectory, walkFiles } from "../feeds/toolkit/file";
+import type { ParseResult } from "../feeds/toolkit/result";
+import { readText } from "../feeds/toolkit/stream";
 import type { FeedFile, ReadContext } from "./run";
 
 const TARBALL = /\.(tar\.gz|tgz)$/i;
@@ -71,7 +73,7 @@ export async function* readTrickest(ctx: ReadContext): AsyncGenerator<ParseResul
   const accept = (name: string) => /\.jsonl(\.gz)?$/i.test(name) || /^CVE-\d{4}-\d+\.md$/i.test(name);
   for await (const file of feedFiles(ctx, accept)) {
     if (TARBALL.test(file.name)) {
-      for await (const entry of tarEntries(await ctx.open(file))) {
+      for await (const entry of tarFiles(await ctx.open(file))) {
         if (!/\/CVE-\d{4}-\d+\.md$/i.test(entry.name)) continue;
         yield parseTrickestMarkdown(entry.name, await readText(entry.body), `${file.name}:${entry.name}`);
       }
@@ -86,7 +88,7 @@ export async function* readTrickest(ctx: ReadContext): AsyncGenerator<ParseResul
 /** One CVE JSON 5 file of any packaging: bundle, tarball of a tree, or a single record. */
 async function* cveJson5File(ctx: ReadContext, file: FeedFile): AsyncGenerator<ParseResult<CveRecord>> {
   if (TARBALL.test(file.name)) {
-    for await (const entry of tarEntries(await ctx.open(file))) {
+    for await (const entry of tarFiles(await ctx.open(file))) {
       if (!/\/CVE-\d{4}-\d+\.json$/i.test(entry.name)) continue;
       yield parseCveJson5Text(await readText(entry.body), `${file.name}:${entry.name}`);
     }

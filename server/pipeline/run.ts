@@ -11,8 +11,8 @@ import { fingerprintFile, fingerprintLocation } from "./engine/fingerprint";
 import { emptyCounts, type ImportCounts, type Importer, type MergeContext } from "./engine/importer";
 import { Rejections } from "./engine/rejections";
 import type { ImportStore } from "./engine/store";
-import type { ParseResult } from "../feeds/format";
-import { openFeedFile } from "../feeds/feed-file";
+import { openFeedFile } from "../feeds/toolkit/file";
+import type { ParseResult } from "../feeds/toolkit/result";
 
 /** A location made local: a path on disk, and what the publisher said about it. */
 export interface FeedFile {

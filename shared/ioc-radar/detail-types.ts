@@ -1,25 +1,19 @@
 import type { IndicatorType, WarninglistType } from "../ioc/types";
+import type { Sighting } from "../ioc/sighting";
 import type { IocScore } from "../scoring/ioc-score";
 
-export interface IocSightingView {
-  source: string;
+/** A sighting as the detail page shows it: the feed's statement and this instance's listing times. */
+export interface IocSightingView
+  extends Pick<
+    Sighting,
+    "source" | "rawValue" | "firstSeen" | "lastSeen" | "threatType" | "malwareFamily" | "tags" | "confidence" | "reporter" | "reference"
+  > {
   /** The port the feed gave with the value, or null. */
   port: number | null;
-  /** The value as the feed wrote it. */
-  rawValue: string;
-  /** The publisher's times; null when the feed dates nothing. */
-  firstSeen: string | null;
-  lastSeen: string | null;
   /** This instance's: first imported; still listed by a complete list at its last import; or no longer listed since. */
   listedSince: string;
   stillListedAt: string | null;
   delistedAt: string | null;
-  threatType: string | null;
-  malwareFamily: string | null;
-  tags: string[];
-  confidence: number | null;
-  reporter: string | null;
-  reference: string | null;
 }
 
 export interface RelatedIndicator {

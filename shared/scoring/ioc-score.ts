@@ -21,6 +21,8 @@
  * from 40, "low" below, and "unknown" when no feed has seen the value.
  */
 
+import type { Sighting } from "../ioc/sighting";
+
 export const SOURCE_WEIGHTS: Readonly<Record<string, number>> = {
   feodotracker: 60,
   malwarebazaar: 55,
@@ -38,13 +40,8 @@ export const VERDICT_THRESHOLDS = { malicious: 70, suspicious: 40 } as const;
 
 export type IocVerdict = "malicious" | "suspicious" | "low" | "benign-listed" | "unknown";
 
-export interface ScoreSighting {
-  source: string;
-  /** 0–100 as the feed reported it, or null. */
-  confidence: number | null;
-  firstSeen: string | null;
-  lastSeen: string | null;
-}
+/** What the score needs of a sighting. */
+export type ScoreSighting = Pick<Sighting, "source" | "confidence" | "firstSeen" | "lastSeen">;
 
 export interface SourceContribution {
   source: string;

@@ -1,7 +1,7 @@
-import type { Readable } from "node:stream";
 import sax from "sax";
 import type { CweEntry } from "./records";
-import { accepted, rejected, type ParseResult } from "../format";
+import { accepted, rejected, type ParseResult } from "../toolkit/result";
+import { textChunks, type FeedInput } from "../toolkit/stream";
 
 const KINDS: Record<string, CweEntry["kind"]> = { Weakness: "weakness", Category: "category", View: "view" };
 
@@ -10,7 +10,7 @@ const KINDS: Record<string, CweEntry["kind"]> = { Weakness: "weakness", Category
  * Weakness, Category and View start tags matter (id, name, abstraction,
  * status), so the tens of megabytes of descriptions are never held.
  */
-export async function* parseCweXml(stream: Readable, name: string): AsyncGenerator<ParseResult<CweEntry>> {
+export async function* parseCweXml(input: FeedInput, name: string): AsyncGenerator<ParseResult<CweEntry>> {
   const parser = sax.parser(true, { trim: false, normalize: false });
   let pending: Array<ParseResult<CweEntry>> = [];
   let sawCatalog = false;
@@ -36,9 +36,7 @@ export async function* parseCweXml(stream: Readable, name: string): AsyncGenerat
   parser.onerror = (error) => {
     throw new Error(`${name}: invalid XML (${error.message.split("\n")[0]})`);
   };
-  // A decoder keeps multi-byte characters that straddle two chunks intact.
-  stream.setEncoding("utf8");
-  for await (const chunk of stream as AsyncIterable<string>) {
+  for await (const chunk of textChunks(input)) {
     parser.write(chunk);
     yield* pending;
     pending = [];

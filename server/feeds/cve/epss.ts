@@ -1,8 +1,8 @@
-import type { Readable } from "node:stream";
 import { parseCveId } from "../../../shared/cve/cve-id";
 import type { EpssScore } from "./records";
-import { accepted, rejected, type ParseResult } from "../format";
-import { readLines } from "../feed-file";
+import { readLines } from "../toolkit/lines";
+import { accepted, rejected, type ParseResult } from "../toolkit/result";
+import type { FeedInput } from "../toolkit/stream";
 
 export interface EpssFileOptions {
   /** YYYY-MM-DD used when the file has no `score_date` comment (the file's own date). */
@@ -37,46 +37,54 @@ function probability(text: string | undefined): number | null {
  * crawlers write. The format has no quoting, so lines are split directly.
  */
 export async function* parseEpssCsv(
-  stream: Readable,
+  input: FeedInput,
   name: string,
   options: EpssFileOptions,
 ): AsyncGenerator<ParseResult<EpssScore>> {
-  let modelVersion: string | null = null;
-  let scoreDate = options.fallbackScoreDate;
-  let dataSeen = false;
-  for await (const { line, lineNumber } of readLines(stream)) {
-    const text = line.trim();
-    if (text === "") continue;
-    const location = `${name}:${lineNumber}`;
-    if (text.startsWith("#")) {
-      if (!dataSeen) {
-        const meta = parseMetadata(text);
-        modelVersion = meta.modelVersion ?? modelVersion;
-        scoreDate = meta.scoreDate ?? scoreDate;
-      }
-      continue;
+  const file: EpssFileState = { name, modelVersion: null, scoreDate: options.fallbackScoreDate, dataSeen: false };
+  for await (const lines of readLines(input)) {
+    for (const { number, text } of lines) {
+      const result = epssLine(file, text, `${name}:${number}`);
+      if (result !== null) yield result;
     }
-    if (HEADER.test(text)) continue;
-    if (!scoreDate) throw new Error(`${name}: no score_date line and no file date to fall back on`);
-    dataSeen = true;
-    const [cve, epss, percentile, ...extra] = text.split(text.includes(";") ? ";" : ",");
-    const cveId = cve ? parseCveId(cve) : null;
-    if (!cveId) {
-      yield rejected(location, `${JSON.stringify(cve)} is not a CVE id`);
-      continue;
-    }
-    const score = probability(epss);
-    if (score === null || extra.length > 0) {
-      yield rejected(location, `${cveId}: expected "cve,epss,percentile" with values in 0..1`);
-      continue;
-    }
-    const rank = probability(percentile);
-    if (percentile !== undefined && percentile.trim() !== "" && rank === null) {
-      yield rejected(location, `${cveId}: percentile ${JSON.stringify(percentile)} is not in 0..1`);
-      continue;
-    }
-    yield accepted({ cveId, scoreDate, epss: score, percentile: rank, modelVersion });
   }
+}
+
+/** What the lines before a data line said about the file. */
+interface EpssFileState {
+  name: string;
+  modelVersion: string | null;
+  scoreDate: string | null;
+  dataSeen: boolean;
+}
+
+/** One line's score, its rejection, or null for a blank, comment or header line (a comment may update the file state). */
+function epssLine(file: EpssFileState, line: string | null, location: string): ParseResult<EpssScore> | null {
+  if (line === null) return rejected(location, "line too long");
+  const text = line.trim();
+  if (text === "") return null;
+  if (text.startsWith("#")) {
+    if (!file.dataSeen) {
+      const meta = parseMetadata(text);
+      file.modelVersion = meta.modelVersion ?? file.modelVersion;
+      file.scoreDate = meta.scoreDate ?? file.scoreDate;
+    }
+    return null;
+  }
+  if (HEADER.test(text)) return null;
+  const { scoreDate, modelVersion } = file;
+  if (!scoreDate) throw new Error(`${file.name}: no score_date line and no file date to fall back on`);
+  file.dataSeen = true;
+  const [cve, epss, percentile, ...extra] = text.split(text.includes(";") ? ";" : ",");
+  const cveId = cve ? parseCveId(cve) : null;
+  if (!cveId) return rejected(location, `${JSON.stringify(cve)} is not a CVE id`);
+  const score = probability(epss);
+  if (score === null || extra.length > 0) return rejected(location, `${cveId}: expected "cve,epss,percentile" with values in 0..1`);
+  const rank = probability(percentile);
+  if (percentile !== undefined && percentile.trim() !== "" && rank === null) {
+    return rejected(location, `${cveId}: percentile ${JSON.stringify(percentile)} is not in 0..1`);
+  }
+  return accepted({ cveId, scoreDate, epss: score, percentile: rank, modelVersion });
 }
 
 /** The date in a file name such as `epss_scores-2025-09-03.csv.gz`, if any. */

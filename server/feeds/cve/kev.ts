@@ -1,10 +1,9 @@
-import type { Readable } from "node:stream";
-import { parse as parseCsv } from "csv-parse";
 import { z } from "zod";
 import { parseCveId } from "../../../shared/cve/cve-id";
 import type { KevEntry } from "./records";
-import { accepted, rejected, type ParseResult } from "../format";
-import { peek, readText } from "../feed-file";
+import { csvRecords } from "../toolkit/csv";
+import { accepted, rejected, type ParseResult } from "../toolkit/result";
+import { peek, readText, type FeedInput } from "../toolkit/stream";
 
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be YYYY-MM-DD");
 const optionalText = z
@@ -59,8 +58,8 @@ function toEntry(raw: unknown, location: string): ParseResult<KevEntry> {
  * entries, the one CVE-side feed small enough for that, and its top level
  * must be checked before any entry counts.
  */
-export async function* parseKevJson(stream: Readable, name: string): AsyncGenerator<ParseResult<KevEntry>> {
-  const text = await readText(stream);
+export async function* parseKevJson(input: FeedInput, name: string): AsyncGenerator<ParseResult<KevEntry>> {
+  const text = await readText(input);
   let catalog: unknown;
   try {
     catalog = JSON.parse(text);
@@ -75,13 +74,9 @@ export async function* parseKevJson(stream: Readable, name: string): AsyncGenera
 }
 
 /** The CSV catalogue: the same fields as columns; `cwes` is comma-joined. */
-export async function* parseKevCsv(stream: Readable, name: string): AsyncGenerator<ParseResult<KevEntry>> {
-  const parser = stream.pipe(parseCsv({ columns: true, bom: true, skip_empty_lines: true, relax_column_count: true }));
-  stream.on("error", (error) => parser.destroy(error));
+export async function* parseKevCsv(input: FeedInput, name: string): AsyncGenerator<ParseResult<KevEntry>> {
   let checkedHeader = false;
-  let row = 1;
-  for await (const record of parser as AsyncIterable<Record<string, string>>) {
-    row += 1;
+  for await (const { row, record } of csvRecords(input)) {
     if (!checkedHeader) {
       const missing = REQUIRED_COLUMNS.filter((column) => !(column in record));
       if (missing.length > 0) throw new Error(`${name}: not a KEV CSV, missing column(s) ${missing.join(", ")}`);
@@ -96,8 +91,8 @@ export async function* parseKevCsv(stream: Readable, name: string): AsyncGenerat
 }
 
 /** Picks the JSON or CSV reader from the first non-blank character. */
-export async function* parseKev(stream: Readable, name: string): AsyncGenerator<ParseResult<KevEntry>> {
-  const { head, stream: whole } = await peek(stream);
+export async function* parseKev(input: FeedInput, name: string): AsyncGenerator<ParseResult<KevEntry>> {
+  const { head, stream: whole } = await peek(input);
   const isJson = head.toString("utf8").trimStart().startsWith("{");
   yield* isJson ? parseKevJson(whole, name) : parseKevCsv(whole, name);
 }

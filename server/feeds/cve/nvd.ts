@@ -8,7 +8,7 @@ import type {
   CvssVersion,
   DataProvider,
 } from "./records";
-import { accepted, rejected, type ParseResult } from "../format";
+import { accepted, rejected, type ParseResult } from "../toolkit/result";
 import { cvssSeverity } from "../../../shared/cve/cvss-vector";
 import { baseScoreOf, isValidBaseScore } from "./cvss";
 import { asNumber, asObject, asString, asUtcTimestamp, objects, strings, type JsonObject } from "./shape";

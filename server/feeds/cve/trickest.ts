@@ -1,8 +1,8 @@
-import type { Readable } from "node:stream";
 import { parseCveId } from "../../../shared/cve/cve-id";
 import type { CveWeakness, ExploitReference, TrickestRecord } from "./records";
-import { accepted, rejected, type ParseResult } from "../format";
-import { readLines } from "../feed-file";
+import { accepted, rejected, type ParseResult } from "../toolkit/result";
+import { readLines } from "../toolkit/lines";
+import type { FeedInput } from "../toolkit/stream";
 
 const BADGE_START = "![](https://img.shields.io/static/v1?";
 const HEADING_ID = /^###\s*\[(CVE-\d{4}-\d+)\]/m;
@@ -98,22 +98,25 @@ export function parseTrickestMarkdown(path: string, markdown: string, location: 
 }
 
 /** Bundle of `{"path": "2024/CVE-2024-3400.md", "content": "<markdown>"}` lines. */
-export async function* parseTrickestLines(stream: Readable, name: string): AsyncGenerator<ParseResult<TrickestRecord>> {
-  for await (const { line, lineNumber } of readLines(stream)) {
-    if (line.trim() === "") continue;
-    const location = `${name}:${lineNumber}`;
-    let entry: unknown;
-    try {
-      entry = JSON.parse(line);
-    } catch (error) {
-      yield rejected(location, `invalid JSON: ${(error as Error).message}`);
-      continue;
+export async function* parseTrickestLines(input: FeedInput, name: string): AsyncGenerator<ParseResult<TrickestRecord>> {
+  for await (const lines of readLines(input, { maxLineLength: Infinity })) {
+    for (const { number, text } of lines) {
+      if (text === null || text.trim() === "") continue;
+      yield parseTrickestLine(text, `${name}:${number}`);
     }
-    const { path, content } = (entry ?? {}) as { path?: unknown; content?: unknown };
-    if (typeof path !== "string" || typeof content !== "string") {
-      yield rejected(location, 'expected {"path": string, "content": string}');
-      continue;
-    }
-    yield parseTrickestMarkdown(path, content, location);
   }
+}
+
+function parseTrickestLine(line: string, location: string): ParseResult<TrickestRecord> {
+  let entry: unknown;
+  try {
+    entry = JSON.parse(line);
+  } catch (error) {
+    return rejected(location, `invalid JSON: ${(error as Error).message}`);
+  }
+  const { path, content } = (entry ?? {}) as { path?: unknown; content?: unknown };
+  if (typeof path !== "string" || typeof content !== "string") {
+    return rejected(location, 'expected {"path": string, "content": string}');
+  }
+  return parseTrickestMarkdown(path, content, location);
 }

@@ -1,25 +1,13 @@
-import { normalizeIndicator } from "../../../shared/ioc/normalize";
 import { normalizeDomain } from "../../../shared/ioc/domain";
 import { parseIpPort, parsePort } from "../../../shared/ioc/ip";
+import { normalizeIndicator } from "../../../shared/ioc/normalize";
 import type { Indicator, IndicatorType } from "../../../shared/ioc/types";
 import type { IocSighting } from "./sighting";
-
-/**
- * What a parser yields per record. Rejections carry where and why, so the
- * importer can count and log them; a parser only throws when the container
- * itself is broken (truncated gzip, corrupt tar, invalid JSON structure).
- */
-export type FeedRecordResult =
-  | { ok: true; record: IocSighting }
-  | { ok: false; location: string; reason: string };
+import { rejected, type ParseResult } from "../toolkit/result";
 
 export interface ParserOptions {
   /** Feed id written to every record; each parser has a sensible default. */
   source?: string;
-}
-
-export function reject(location: string, reason: string): FeedRecordResult {
-  return { ok: false, location, reason };
 }
 
 const MAX_QUOTED_VALUE = 120;
@@ -175,18 +163,13 @@ export function confidence(value: unknown): number | null {
   return Number.isFinite(number) && number >= 0 && number <= 100 ? number : null;
 }
 
-export interface SightingFields {
-  firstSeen?: string | null;
-  lastSeen?: string | null;
-  threatType?: string | null;
-  malwareFamily?: string | null;
-  tags?: string[];
-  confidence?: number | null;
-  reporter?: string | null;
-  reference?: string | null;
+/** The sighting's fields a feed states (absent ones become null or empty), and what `sighting` needs to build the rest. */
+export interface SightingFields
+  extends Partial<
+    Pick<IocSighting, "firstSeen" | "lastSeen" | "threatType" | "malwareFamily" | "tags" | "confidence" | "reporter" | "reference" | "aliases">
+  > {
   /** Extra texts to search for CVE ids besides the tags. */
   cveTexts?: ReadonlyArray<string | null>;
-  aliases?: string[];
   /** Where the record is, should it have to be rejected. */
   location?: string;
 }
@@ -200,10 +183,10 @@ export function sighting(
   rawValue: string,
   value: { indicator: Indicator; port: number | null },
   fields: SightingFields,
-): FeedRecordResult {
+): ParseResult<IocSighting> {
   const tags = fields.tags ?? [];
   const damaged = [rawValue, ...tags, ...(fields.aliases ?? []), fields.malwareFamily ?? "", fields.threatType ?? ""].find((text) => DAMAGED_TEXT.test(text));
-  if (damaged !== undefined) return reject(fields.location ?? "", `control character or U+FFFD in ${quote(damaged)}`);
+  if (damaged !== undefined) return rejected(fields.location ?? "", `control character or U+FFFD in ${quote(damaged)}`);
   return {
     ok: true,
     record: {

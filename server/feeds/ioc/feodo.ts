@@ -1,16 +1,16 @@
+import { parsePort } from "../../../shared/ioc/ip";
+import { byColumn, csvRows } from "../toolkit/csv";
+import { rejected, type ParseResult } from "../toolkit/result";
+import type { FeedInput } from "../toolkit/stream";
 import {
   normalizeFeedValue,
   quote,
-  reject,
   sighting,
   text,
   toIsoUtc,
-  type FeedRecordResult,
   type ParserOptions,
 } from "./common";
-import { byColumn, csvRows } from "./csv";
-import type { FeedInput } from "./input";
-import { parsePort } from "../../../shared/ioc/ip";
+import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "feodotracker";
 const COLUMNS = ["first_seen_utc", "dst_ip", "dst_port", "c2_status", "last_online", "malware"];
@@ -19,30 +19,30 @@ const COLUMNS = ["first_seen_utc", "dst_ip", "dst_port", "c2_status", "last_onli
  * Feodo Tracker botnet C2 IP blocklist (CSV). Every row is a C2 server, so
  * the threat type is always "botnet_cc"; `last_online` is a date only.
  */
-export async function* parseFeodoCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<FeedRecordResult> {
+export async function* parseFeodoCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
   for await (const rows of csvRows(input, (cells) => cells[0] === "first_seen_utc" && cells.includes("dst_ip"))) for (const row of rows) {
     const location = `line ${row.line}`;
     if (!row.ok) {
-      yield reject(location, row.reason);
+      yield rejected(location, row.reason);
       continue;
     }
     const columns = row.columns ?? COLUMNS;
     const record = byColumn(row.cells, columns);
     if (record === null) {
-      yield reject(location, `expected ${columns.length} columns, got ${row.cells.length}`);
+      yield rejected(location, `expected ${columns.length} columns, got ${row.cells.length}`);
       continue;
     }
     const raw = record.dst_ip ?? "";
     const value = normalizeFeedValue(raw, ["ipv4", "ipv6"]);
     if (!value.ok) {
-      yield reject(location, value.reason);
+      yield rejected(location, value.reason);
       continue;
     }
     const portText = text(record.dst_port);
     const port = portText === null ? null : parsePort(portText);
     if (portText !== null && port === null) {
-      yield reject(location, `invalid dst_port ${quote(portText)}`);
+      yield rejected(location, `invalid dst_port ${quote(portText)}`);
       continue;
     }
     yield sighting(source, raw, { indicator: value.indicator, port }, {

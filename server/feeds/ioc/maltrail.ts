@@ -1,14 +1,16 @@
 import type { IndicatorType } from "../../../shared/ioc/types";
+import { tarFiles } from "../toolkit/archive";
+import { readLines } from "../toolkit/lines";
+import { rejected, type ParseResult } from "../toolkit/result";
+import type { FeedInput } from "../toolkit/stream";
 import {
   ANY_TYPE,
   normalizeFeedValue,
-  reject,
   sighting,
   splitTags,
-  type FeedRecordResult,
   type ParserOptions,
 } from "./common";
-import { readLines, tarFiles, type FeedInput } from "./input";
+import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "maltrail";
 const TRAIL_FILE = /(?:^|\/)trails\/static\/(?:(malware|malicious|suspicious)\/)?([^/]+)\.txt$/;
@@ -45,7 +47,7 @@ export async function* parseMaltrailFile(
   input: FeedInput,
   file: TrailFile & { path: string },
   options: ParserOptions = {},
-): AsyncGenerator<FeedRecordResult> {
+): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
   const family = FAMILY_CATEGORIES.has(file.category) ? file.name : null;
   let aliases: string[] = [];
@@ -54,7 +56,7 @@ export async function* parseMaltrailFile(
   for await (const lines of readLines(input)) for (const { number, text } of lines) {
     const location = `${file.path}:${number}`;
     if (text === null) {
-      yield reject(location, "line too long");
+      yield rejected(location, "line too long");
       continue;
     }
     const line = text.trim();
@@ -78,13 +80,13 @@ export async function* parseMaltrailFile(
     const comment = line.search(INLINE_COMMENT);
     const raw = comment < 0 ? line : line.slice(0, comment).trimEnd();
     if (raw.startsWith("/")) {
-      yield reject(location, "path-only trail names no host");
+      yield rejected(location, "path-only trail names no host");
       continue;
     }
     const hostPath = !SCHEME.test(raw) && raw.includes("/") && !/^[\d.]+\/\d{1,2}$/.test(raw);
     const value = hostPath ? normalizeFeedValue(`http://${raw}`, URL_ONLY) : normalizeFeedValue(raw, ANY_TYPE);
     if (!value.ok) {
-      yield reject(location, value.reason);
+      yield rejected(location, value.reason);
       continue;
     }
     yield sighting(source, raw, value, {
@@ -100,7 +102,7 @@ export async function* parseMaltrailFile(
 }
 
 /** Maltrail's static trails as a (gzipped) tar of `trails/static/**.txt`. */
-export async function* parseMaltrailTar(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<FeedRecordResult> {
+export async function* parseMaltrailTar(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   for await (const entry of tarFiles(input)) {
     const file = trailFileOf(entry.name);
     if (file === null) continue;

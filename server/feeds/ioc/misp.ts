@@ -1,17 +1,18 @@
-import type { IndicatorType } from "../../../shared/ioc/types";
 import { parsePort } from "../../../shared/ioc/ip";
+import type { IndicatorType } from "../../../shared/ioc/types";
+import { tarFiles } from "../toolkit/archive";
+import { rejected, type ParseResult } from "../toolkit/result";
+import { readText, type FeedInput } from "../toolkit/stream";
 import {
   normalizeFeedValue,
   quote,
-  reject,
   sighting,
   splitTags,
   text,
   toIsoUtc,
-  type FeedRecordResult,
   type ParserOptions,
 } from "./common";
-import { tarFiles, textChunks, type FeedInput } from "./input";
+import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "misp";
 /**
@@ -67,7 +68,7 @@ interface EventContext {
   location: string;
 }
 
-function* attributeRecords(attribute: Json, index: string, event: EventContext): Generator<FeedRecordResult> {
+function* attributeRecords(attribute: Json, index: string, event: EventContext): Generator<ParseResult<IocSighting>> {
   const location = `${event.location} attribute ${typeof attribute.uuid === "string" ? attribute.uuid : index}`;
   if (attribute.deleted === true) return;
   const type = typeof attribute.type === "string" ? attribute.type : "";
@@ -76,7 +77,7 @@ function* attributeRecords(attribute: Json, index: string, event: EventContext):
   const composite = COMPOSITE_TYPES[type];
   if (single === undefined && composite === undefined) return;
   if (raw === null) {
-    yield reject(location, "attribute without a value");
+    yield rejected(location, "attribute without a value");
     return;
   }
   const comment = text(attribute.comment);
@@ -93,18 +94,18 @@ function* attributeRecords(attribute: Json, index: string, event: EventContext):
 
   if (single !== undefined) {
     const value = normalizeFeedValue(raw, single);
-    yield value.ok ? sighting(event.source, raw, value, fields) : reject(location, value.reason);
+    yield value.ok ? sighting(event.source, raw, value, fields) : rejected(location, value.reason);
     return;
   }
   const parts = raw.split("|");
   if (composite === undefined || parts.length !== composite.length) {
-    yield reject(location, `${type} value ${quote(raw)} does not have ${composite?.length ?? 2} parts`);
+    yield rejected(location, `${type} value ${quote(raw)} does not have ${composite?.length ?? 2} parts`);
     return;
   }
   const portIndex = composite.indexOf("port");
   const port = portIndex < 0 ? null : parsePort((parts[portIndex] ?? "").trim());
   if (portIndex >= 0 && port === null) {
-    yield reject(location, `invalid port in ${quote(raw)}`);
+    yield rejected(location, `invalid port in ${quote(raw)}`);
     return;
   }
   for (const [i, expected] of composite.entries()) {
@@ -112,17 +113,17 @@ function* attributeRecords(attribute: Json, index: string, event: EventContext):
     const part = (parts[i] ?? "").trim();
     const value = normalizeFeedValue(part, expected);
     if (!value.ok) {
-      yield reject(location, value.reason);
+      yield rejected(location, value.reason);
       continue;
     }
     yield sighting(event.source, part, { indicator: value.indicator, port: port ?? value.port }, fields);
   }
 }
 
-function* eventRecords(document: unknown, location: string, source: string): Generator<FeedRecordResult> {
+function* eventRecords(document: unknown, location: string, source: string): Generator<ParseResult<IocSighting>> {
   const event = isObject(document) && isObject(document.Event) ? document.Event : null;
   if (event === null) {
-    yield reject(location, "not a MISP event (no Event object)");
+    yield rejected(location, "not a MISP event (no Event object)");
     return;
   }
   const context: EventContext = {
@@ -143,23 +144,17 @@ function* eventRecords(document: unknown, location: string, source: string): Gen
   }
 }
 
-async function readText(input: FeedInput): Promise<string> {
-  let content = "";
-  for await (const chunk of textChunks(input)) content += chunk;
-  return content;
-}
-
 /** One MISP event document (`{"Event": {…, "Attribute": […], "Object": […]}}`). */
 export async function* parseMispEvent(
   input: FeedInput,
   options: ParserOptions & { location?: string } = {},
-): AsyncGenerator<FeedRecordResult> {
+): AsyncGenerator<ParseResult<IocSighting>> {
   const location = options.location ?? "event";
   let document: unknown;
   try {
     document = JSON.parse(await readText(input));
   } catch (error) {
-    yield reject(location, `invalid JSON: ${(error as Error).message}`);
+    yield rejected(location, `invalid JSON: ${(error as Error).message}`);
     return;
   }
   yield* eventRecords(document, location, options.source ?? DEFAULT_SOURCE);
@@ -222,12 +217,12 @@ export function parseMispManifest(content: string, location = "manifest.json"): 
  * `hashes.csv` and one `<event uuid>.json` per event. Only indicator
  * attributes are yielded; other attribute types are skipped silently.
  */
-export async function* parseMispFeedTar(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<FeedRecordResult> {
+export async function* parseMispFeedTar(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   for await (const entry of tarFiles(input)) {
     const base = entry.name.slice(entry.name.lastIndexOf("/") + 1);
     if (!base.endsWith(".json") || base === "manifest.json") continue;
     if (entry.size > MAX_EVENT_FILE_BYTES) {
-      yield reject(entry.name, `event file of ${entry.size} bytes exceeds ${MAX_EVENT_FILE_BYTES}`);
+      yield rejected(entry.name, `event file of ${entry.size} bytes exceeds ${MAX_EVENT_FILE_BYTES}`);
       continue;
     }
     yield* parseMispEvent(entry.body, { ...options, location: entry.name });

@@ -1,22 +1,9 @@
+import type { Sighting } from "../../../shared/ioc/sighting";
 import type { Indicator } from "../../../shared/ioc/types";
 
-/** One feed's statement about one indicator, as produced by the feed parsers. */
-export interface IocSighting {
-  /** Feed id, e.g. "threatfox", "maltrail". */
-  source: string;
+/** A sighting as the feed parsers produce it: the feed's statement (shared/ioc/sighting.ts) and the normalised indicator. */
+export interface IocSighting extends Sighting {
   indicator: Indicator;
-  /** The value exactly as the feed wrote it. */
-  rawValue: string;
-  /** ISO 8601 UTC ("2024-04-04T07:03:03.000Z"). */
-  firstSeen: string | null;
-  lastSeen: string | null;
-  threatType: string | null;
-  malwareFamily: string | null;
-  tags: string[];
-  /** 0-100 */
-  confidence: number | null;
-  reporter: string | null;
-  reference: string | null;
   /** Port the feed gave with an IP or host; the indicator itself is then the bare IP or domain. */
   port?: number | null;
   /** CVE ids mentioned in tags or fields, upper-case. */

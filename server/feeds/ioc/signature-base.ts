@@ -1,14 +1,15 @@
 import type { IndicatorType } from "../../../shared/ioc/types";
+import { readLines } from "../toolkit/lines";
+import { rejected, type ParseResult } from "../toolkit/result";
+import type { FeedInput } from "../toolkit/stream";
 import {
   confidence,
   normalizeFeedValue,
-  reject,
   sighting,
   text,
-  type FeedRecordResult,
   type ParserOptions,
 } from "./common";
-import { readLines, type FeedInput } from "./input";
+import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "signature-base";
 const C2_TYPES: readonly IndicatorType[] = ["domain", "ipv4", "ipv6", "cidr", "url"];
@@ -55,14 +56,14 @@ async function* parseSignatureBase(
   input: FeedInput,
   kind: "c2" | "hash",
   options: ParserOptions,
-): AsyncGenerator<FeedRecordResult> {
+): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
   const expected = kind === "c2" ? C2_TYPES : HASH_TYPES;
   let group = NO_CONTEXT;
   for await (const lines of readLines(input)) for (const { number, text: line } of lines) {
     const location = `line ${number}`;
     if (line === null) {
-      yield reject(location, "line too long");
+      yield rejected(location, "line too long");
       continue;
     }
     const trimmed = line.trim();
@@ -79,7 +80,7 @@ async function* parseSignatureBase(
     const raw = rawValue.trim();
     const value = normalizeFeedValue(raw, expected);
     if (!value.ok) {
-      yield reject(location, value.reason);
+      yield rejected(location, value.reason);
       continue;
     }
     // "<value>;60", "<value>;60;NTIOLib.sys" or "<value>;<description>".
@@ -99,11 +100,11 @@ async function* parseSignatureBase(
 }
 
 /** signature-base `iocs/c2-iocs.txt`: C2 domains and IPs, optionally `;score`. */
-export function parseSignatureBaseC2(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<FeedRecordResult> {
+export function parseSignatureBaseC2(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   return parseSignatureBase(input, "c2", options);
 }
 
 /** signature-base `iocs/hash-iocs.txt`: `hash;description`. */
-export function parseSignatureBaseHashes(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<FeedRecordResult> {
+export function parseSignatureBaseHashes(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   return parseSignatureBase(input, "hash", options);
 }

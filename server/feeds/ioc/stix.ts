@@ -1,18 +1,18 @@
 import type { IndicatorType } from "../../../shared/ioc/types";
+import { streamJsonValues } from "../toolkit/json-stream";
+import { rejected, type ParseResult } from "../toolkit/result";
+import { textChunks, type FeedInput } from "../toolkit/stream";
 import {
   confidence,
   normalizeFeedValue,
   quote,
-  reject,
   sighting,
   splitTags,
   text,
   toIsoUtc,
-  type FeedRecordResult,
   type ParserOptions,
 } from "./common";
-import { textChunks, type FeedInput } from "./input";
-import { streamJsonValues } from "./json-stream";
+import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "stix";
 
@@ -123,14 +123,14 @@ function externalReferences(value: unknown): Json[] {
  * pattern yields one record per value in the pattern; identities seen
  * earlier in the bundle name the reporter (`created_by_ref`).
  */
-export async function* parseStixBundle(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<FeedRecordResult> {
+export async function* parseStixBundle(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
   const identities = new Map<string, string>();
   const selectObjects = (path: readonly (string | number)[]): boolean => path.length === 2 && path[0] === "objects";
   for await (const { path, value: object } of streamJsonValues(textChunks(input), selectObjects)) {
     let location = `objects[${String(path[1])}]`;
     if (!isObject(object)) {
-      yield reject(location, "not an object");
+      yield rejected(location, "not an object");
       continue;
     }
     if (object.type === "identity" && typeof object.id === "string" && typeof object.name === "string") {
@@ -140,16 +140,16 @@ export async function* parseStixBundle(input: FeedInput, options: ParserOptions 
     if (object.type !== "indicator" || object.revoked === true) continue;
     if (typeof object.id === "string") location += ` ${object.id}`;
     if (object.pattern_type !== undefined && object.pattern_type !== "stix") {
-      yield reject(location, `pattern_type ${quote(String(object.pattern_type))} is not stix`);
+      yield rejected(location, `pattern_type ${quote(String(object.pattern_type))} is not stix`);
       continue;
     }
     if (typeof object.pattern !== "string") {
-      yield reject(location, "indicator without a pattern");
+      yield rejected(location, "indicator without a pattern");
       continue;
     }
     const comparisons = parseStixPattern(object.pattern);
     if (typeof comparisons === "string") {
-      yield reject(location, `${comparisons}: ${quote(object.pattern)}`);
+      yield rejected(location, `${comparisons}: ${quote(object.pattern)}`);
       continue;
     }
     const references = externalReferences(object.external_references);
@@ -170,11 +170,11 @@ export async function* parseStixBundle(input: FeedInput, options: ParserOptions 
     for (const { path: objectPath, value: raw } of comparisons) {
       const expected = typesFor(objectPath);
       if (expected === null) {
-        yield reject(location, `unsupported object path ${quote(objectPath)}`);
+        yield rejected(location, `unsupported object path ${quote(objectPath)}`);
         continue;
       }
       const value = normalizeFeedValue(raw, expected);
-      yield value.ok ? sighting(source, raw, value, fields) : reject(location, value.reason);
+      yield value.ok ? sighting(source, raw, value, fields) : rejected(location, value.reason);
     }
   }
 }

@@ -1,19 +1,19 @@
 import type { IndicatorType } from "../../../shared/ioc/types";
+import { byColumn, csvRows } from "../toolkit/csv";
+import { streamJsonValues } from "../toolkit/json-stream";
+import { rejected, type ParseResult } from "../toolkit/result";
+import { textChunks, type FeedInput } from "../toolkit/stream";
 import {
   confidence,
   normalizeFeedValue,
   quote,
-  reject,
   sighting,
   splitTags,
   text,
   toIsoUtc,
-  type FeedRecordResult,
   type ParserOptions,
 } from "./common";
-import { byColumn, csvRows } from "./csv";
-import { textChunks, type FeedInput } from "./input";
-import { streamJsonValues } from "./json-stream";
+import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "threatfox";
 
@@ -63,11 +63,11 @@ interface ThreatFoxFields {
   reporter: unknown;
 }
 
-function toSighting(source: string, location: string, fields: ThreatFoxFields): FeedRecordResult {
+function toSighting(source: string, location: string, fields: ThreatFoxFields): ParseResult<IocSighting> {
   const expected = TYPE_MAP[fields.type.trim().toLowerCase()];
-  if (expected === undefined) return reject(location, `unknown ioc_type ${quote(fields.type)}`);
+  if (expected === undefined) return rejected(location, `unknown ioc_type ${quote(fields.type)}`);
   const value = normalizeFeedValue(fields.value, expected);
-  if (!value.ok) return reject(location, value.reason);
+  if (!value.ok) return rejected(location, value.reason);
   // "unknown" is ThreatFox's placeholder family, not a family.
   const family = text(fields.malware)?.toLowerCase() === "unknown" ? null : text(fields.malwarePrintable);
   return sighting(source, fields.value, value, {
@@ -84,18 +84,18 @@ function toSighting(source: string, location: string, fields: ThreatFoxFields): 
 }
 
 /** ThreatFox CSV export (full or recent), with or without `is_compromised`. */
-export async function* parseThreatFoxCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<FeedRecordResult> {
+export async function* parseThreatFoxCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
   for await (const rows of csvRows(input, (cells) => cells[0] === "first_seen_utc" && cells.includes("ioc_value"))) for (const row of rows) {
     const location = `line ${row.line}`;
     if (!row.ok) {
-      yield reject(location, row.reason);
+      yield rejected(location, row.reason);
       continue;
     }
     const columns = row.columns ?? (row.cells.length === LEGACY_COLUMNS.length ? LEGACY_COLUMNS : COLUMNS);
     const record = byColumn(row.cells, columns);
     if (record === null) {
-      yield reject(location, `expected ${columns.length} columns, got ${row.cells.length}`);
+      yield rejected(location, `expected ${columns.length} columns, got ${row.cells.length}`);
       continue;
     }
     yield toSighting(source, location, {
@@ -119,18 +119,18 @@ export async function* parseThreatFoxCsv(input: FeedInput, options: ParserOption
  * ThreatFox JSON export: `{"<ioc id>": [{ioc_value, ioc_type, …}], …}`,
  * streamed one IOC at a time.
  */
-export async function* parseThreatFoxJson(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<FeedRecordResult> {
+export async function* parseThreatFoxJson(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
   for await (const { path, value } of streamJsonValues(textChunks(input), (p) => p.length === 2)) {
     const id = String(path[0]);
     const location = `ioc ${id}`;
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      yield reject(location, "entry is not an object");
+      yield rejected(location, "entry is not an object");
       continue;
     }
     const entry = value as Record<string, unknown>;
     if (typeof entry.ioc_value !== "string" || typeof entry.ioc_type !== "string") {
-      yield reject(location, "missing ioc_value or ioc_type");
+      yield rejected(location, "missing ioc_value or ioc_type");
       continue;
     }
     yield toSighting(source, location, {

@@ -1,17 +1,17 @@
 import type { IndicatorType } from "../../../shared/ioc/types";
+import { csvRows } from "../toolkit/csv";
+import { rejected, type ParseResult } from "../toolkit/result";
+import type { FeedInput } from "../toolkit/stream";
 import {
   normalizeFeedValue,
   quote,
-  reject,
   sighting,
   splitTags,
   text,
   toIsoUtc,
-  type FeedRecordResult,
   type ParserOptions,
 } from "./common";
-import { csvRows } from "./csv";
-import type { FeedInput } from "./input";
+import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "tweetfeed";
 
@@ -30,27 +30,27 @@ const TYPE_MAP: Readonly<Record<string, readonly IndicatorType[]>> = {
  * `date,user,type,value,tags,tweet_url`; tags are space-separated hashtags.
  * A row is one tweet, so first and last seen are both the tweet's time.
  */
-export async function* parseTweetFeedCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<FeedRecordResult> {
+export async function* parseTweetFeedCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
   for await (const rows of csvRows(input, () => false)) for (const row of rows) {
     const location = `line ${row.line}`;
     if (!row.ok) {
-      yield reject(location, row.reason);
+      yield rejected(location, row.reason);
       continue;
     }
     if (row.cells.length !== 6) {
-      yield reject(location, `expected 6 columns, got ${row.cells.length}`);
+      yield rejected(location, `expected 6 columns, got ${row.cells.length}`);
       continue;
     }
     const [date, user, type, raw = "", tags, tweetUrl] = row.cells;
     const expected = TYPE_MAP[(type ?? "").trim().toLowerCase()];
     if (expected === undefined) {
-      yield reject(location, `unknown type ${quote(type ?? "")}`);
+      yield rejected(location, `unknown type ${quote(type ?? "")}`);
       continue;
     }
     const value = normalizeFeedValue(raw, expected);
     if (!value.ok) {
-      yield reject(location, value.reason);
+      yield rejected(location, value.reason);
       continue;
     }
     const seen = toIsoUtc(date);

@@ -1,38 +1,38 @@
+import { byColumn, csvRows } from "../toolkit/csv";
+import { rejected, type ParseResult } from "../toolkit/result";
+import type { FeedInput } from "../toolkit/stream";
 import {
   normalizeFeedValue,
-  reject,
   sighting,
   splitTags,
   text,
   toIsoUtc,
-  type FeedRecordResult,
   type ParserOptions,
 } from "./common";
-import { byColumn, csvRows } from "./csv";
-import type { FeedInput } from "./input";
+import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "urlhaus";
 const COLUMNS = ["id", "dateadded", "url", "url_status", "last_online", "threat", "tags", "urlhaus_link", "reporter"];
 
 /** URLhaus CSV dump (full, recent or online): one URL per row. */
-export async function* parseUrlhausCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<FeedRecordResult> {
+export async function* parseUrlhausCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
   for await (const rows of csvRows(input, (cells) => cells[0] === "id" && cells.includes("urlhaus_link"))) for (const row of rows) {
     const location = `line ${row.line}`;
     if (!row.ok) {
-      yield reject(location, row.reason);
+      yield rejected(location, row.reason);
       continue;
     }
     const columns = row.columns ?? COLUMNS;
     const record = byColumn(row.cells, columns);
     if (record === null) {
-      yield reject(location, `expected ${columns.length} columns, got ${row.cells.length}`);
+      yield rejected(location, `expected ${columns.length} columns, got ${row.cells.length}`);
       continue;
     }
     const raw = record.url ?? "";
     const value = normalizeFeedValue(raw, ["url"]);
     if (!value.ok) {
-      yield reject(location, value.reason);
+      yield rejected(location, value.reason);
       continue;
     }
     yield sighting(source, raw, value, {

@@ -2,6 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { z } from "zod";
 import type { WarninglistType } from "../../../shared/ioc/types";
+import { accepted, rejected, type ParseResult } from "../toolkit/result";
 
 /** What the warninglist matcher (server/ioc/warninglist-match.ts) needs of a list. */
 export interface WarninglistInput {
@@ -36,15 +37,15 @@ const listFileSchema = z.object({
   list: z.union([z.array(z.string()), z.record(z.string(), z.unknown()).transform((values) => Object.keys(values))]),
 });
 
-/** Validates a parsed list.json; throws an Error naming the problem. */
-export function parseWarninglist(json: unknown, name: string): Warninglist {
+/** Validates a parsed list.json; a list that does not fit is rejected with what is wrong. */
+export function parseWarninglist(json: unknown, name: string, location: string): ParseResult<Warninglist> {
   const result = listFileSchema.safeParse(json);
   if (!result.success) {
     const issue = result.error.issues[0];
-    throw new Error(`warninglist ${name}: ${issue?.path.join(".") ?? ""} ${issue?.message ?? "invalid"}`.trim());
+    return rejected(location, `warninglist ${name}: ${issue?.path.join(".") ?? ""} ${issue?.message ?? "invalid"}`.trim());
   }
   const file = result.data;
-  return {
+  return accepted({
     name,
     title: file.name,
     description: file.description,
@@ -52,30 +53,44 @@ export function parseWarninglist(json: unknown, name: string): Warninglist {
     type: file.type,
     matchingAttributes: file.matching_attributes ?? [],
     entries: file.list.map((entry) => entry.trim()).filter((entry) => entry !== ""),
-  };
+  });
+}
+
+/** A list.json's text; text that is not JSON is rejected like a list that does not fit. */
+export function parseWarninglistText(text: string, name: string, location: string): ParseResult<Warninglist> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    return rejected(location, (error as Error).message);
+  }
+  return parseWarninglist(json, name, location);
 }
 
 export interface LoadedWarninglists {
   lists: Warninglist[];
-  /** Lists that could not be read or are invalid; the others still load. */
-  errors: Array<{ name: string; reason: string }>;
+  /** Lists that could not be read or are invalid, by file; the others still load. */
+  rejected: Array<{ location: string; reason: string }>;
 }
 
 /** Reads every `<dir>/<name>/list.json` (the `lists/` folder of misp-warninglists). */
 export async function loadWarninglists(listsDir: string): Promise<LoadedWarninglists> {
   const lists: Warninglist[] = [];
-  const errors: LoadedWarninglists["errors"] = [];
+  const problems: LoadedWarninglists["rejected"] = [];
   const names = (await readdir(listsDir, { withFileTypes: true }))
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
     .sort();
   for (const name of names) {
     const file = path.join(listsDir, name, "list.json");
+    let result: ParseResult<Warninglist>;
     try {
-      lists.push(parseWarninglist(JSON.parse(await readFile(file, "utf8")), name));
+      result = parseWarninglistText(await readFile(file, "utf8"), name, file);
     } catch (error) {
-      errors.push({ name, reason: (error as Error).message });
+      result = rejected(file, (error as Error).message);
     }
+    if (result.ok) lists.push(result.record);
+    else problems.push({ location: result.location, reason: result.reason });
   }
-  return { lists, errors };
+  return { lists, rejected: problems };
 }

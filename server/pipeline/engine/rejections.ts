@@ -1,13 +1,8 @@
 import { appendFileSync } from "node:fs";
 import type { Logger } from "pino";
+import { reasonKind } from "../../feeds/toolkit/result";
 
 const EXAMPLES = 5;
-
-/** A reason that quotes the bad value ('not a valid indicator: "x"') groups by its wording without the value. */
-function reasonKey(reason: string): string {
-  const quote = reason.indexOf('"');
-  return (quote < 0 ? reason : reason.slice(0, quote)).trim().replace(/[:,]$/, "").trim();
-}
 
 interface Reason {
   count: number;
@@ -31,7 +26,7 @@ export class Rejections {
 
   add(location: string, reason: string): void {
     this.#total += 1;
-    const key = reasonKey(reason);
+    const key = reasonKind(reason);
     const entry = this.#reasons.get(key) ?? { count: 0, examples: [] };
     entry.count += 1;
     if (entry.examples.length < EXAMPLES) entry.examples.push(`${location}: ${reason}`);

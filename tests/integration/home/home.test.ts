@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parseMispFeedTar } from "../../../server/feeds/ioc/misp";
 import { parseStixBundle } from "../../../server/feeds/ioc/stix";
 import { parseTweetFeedCsv } from "../../../server/feeds/ioc/tweetfeed";
-import type { FeedRecordResult } from "../../../server/feeds/ioc/common";
+import type { ParseResult } from "../../../server/feeds/toolkit/result";
+import type { IocSighting } from "../../../server/feeds/ioc/sighting";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import { syncSource } from "../../../server/pipeline/sync";
 import { formatCount } from "../../../shared/util/format";
@@ -32,7 +33,7 @@ const figure = (html: string, label: string) => new RegExp(`<dt>${label}</dt><dd
  */
 async function seenInLastDay(now: number): Promise<number> {
   const tweetfeed = (name: string) => createReadStream(join(DATA_DIR, "tweetfeed", name));
-  const feeds: Array<AsyncIterable<FeedRecordResult>> = [
+  const feeds: Array<AsyncIterable<ParseResult<IocSighting>>> = [
     ...["tweetfeed_daily_2024.csv.gz", "tweetfeed_daily_2025.csv.gz", "tweetfeed_daily_2026.csv.gz"].map((name) => parseTweetFeedCsv(tweetfeed(name))),
     parseMispFeedTar(tweetfeed("tweetfeed_misp_feed.tar.gz"), { source: "tweetfeed" }),
     parseStixBundle(tweetfeed("tweetfeed_stix21_week.json.gz"), { source: "tweetfeed" }),

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { tarFiles } from "../../../server/feeds/ioc/input";
+import { tarFiles } from "../../../server/feeds/toolkit/archive";
 import { parseMaltrailTar } from "../../../server/feeds/ioc/maltrail";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import type { ImportOutcome } from "../../../server/pipeline/run";

@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { FeedRecordResult } from "../../../server/feeds/ioc/common";
+import type { ParseResult } from "../../../server/feeds/toolkit/result";
+import type { IocSighting } from "../../../server/feeds/ioc/sighting";
 import { parseMispEvent, parseMispFeedTar, parseMispManifest } from "../../../server/feeds/ioc/misp";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import { syncSource } from "../../../server/pipeline/sync";
@@ -47,7 +48,7 @@ interface Expected {
   sightings: number;
 }
 
-function tally(expected: Expected, keys: Set<string>, result: FeedRecordResult) {
+function tally(expected: Expected, keys: Set<string>, result: ParseResult<IocSighting>) {
   if (!result.ok) {
     expected.rejected += 1;
     return;

@@ -1,8 +1,8 @@
 import { createReadStream } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { FeedRecordResult } from "../../../server/feeds/ioc/common";
 import type { IocSighting } from "../../../server/feeds/ioc/sighting";
+import type { ParseResult } from "../../../server/feeds/toolkit/result";
 
 const projectRoot = fileURLToPath(new URL("../../..", import.meta.url));
 
@@ -26,7 +26,7 @@ export interface Collected {
   rejected: Array<{ location: string; reason: string }>;
 }
 
-export async function collect(results: AsyncIterable<FeedRecordResult>): Promise<Collected> {
+export async function collect(results: AsyncIterable<ParseResult<IocSighting>>): Promise<Collected> {
   const records: IocSighting[] = [];
   const rejected: Collected["rejected"] = [];
   for await (const result of results) {

@@ -7,8 +7,8 @@ import { snapshot } from "./paths";
 
 describe("MISP warninglist files", () => {
   it("loads all 41 real lists with their types and sizes", async () => {
-    const { lists, errors } = await loadWarninglists(snapshot("misp-warninglists", "lists"));
-    expect(errors).toEqual([]);
+    const { lists, rejected } = await loadWarninglists(snapshot("misp-warninglists", "lists"));
+    expect(rejected).toEqual([]);
     expect(lists).toHaveLength(41);
     const byName = new Map(lists.map((list) => [list.name, list]));
     // Sizes as listed in PROVENANCE.md (python: len(json.load(f)["list"])).
@@ -26,9 +26,13 @@ describe("MISP warninglist files", () => {
 
   it("accepts entries with comments and string versions, and names what is wrong", () => {
     expect(
-      parseWarninglist({ name: "x", description: "d", version: "3", type: "string", list: { "a.example.com": "why", "": "" } }, "x"),
-    ).toMatchObject({ name: "x", title: "x", version: 3, entries: ["a.example.com"], matchingAttributes: [] });
-    expect(() => parseWarninglist({ name: "x", description: "d", version: 1, type: "glob", list: [] }, "bad")).toThrow(/warninglist bad: type/);
+      parseWarninglist({ name: "x", description: "d", version: "3", type: "string", list: { "a.example.com": "why", "": "" } }, "x", "x/list.json"),
+    ).toMatchObject({ ok: true, record: { name: "x", title: "x", version: 3, entries: ["a.example.com"], matchingAttributes: [] } });
+    expect(parseWarninglist({ name: "x", description: "d", version: 1, type: "glob", list: [] }, "bad", "bad/list.json")).toMatchObject({
+      ok: false,
+      location: "bad/list.json",
+      reason: expect.stringMatching(/^warninglist bad: type/),
+    });
   });
 
   it("reports a broken list and still loads the others", async () => {
@@ -37,8 +41,8 @@ describe("MISP warninglist files", () => {
     await mkdir(path.join(dir, "broken"));
     await writeFile(path.join(dir, "good", "list.json"), JSON.stringify({ name: "Good", description: "", version: 1, type: "cidr", list: ["10.0.0.0/8"] }));
     await writeFile(path.join(dir, "broken", "list.json"), "{ not json");
-    const { lists, errors } = await loadWarninglists(dir);
+    const { lists, rejected } = await loadWarninglists(dir);
     expect(lists.map((list) => list.name)).toEqual(["good"]);
-    expect(errors.map((error) => error.name)).toEqual(["broken"]);
+    expect(rejected).toEqual([{ location: path.join(dir, "broken", "list.json"), reason: expect.stringMatching(/JSON/) }]);
   });
 });

@@ -76,8 +76,8 @@ describe("warninglist matcher (real MISP warninglists)", () => {
   const listsOf = (raw: string): string[] => matcher.match(indicator(raw)).map((m) => m.list);
 
   beforeAll(async () => {
-    const { lists, errors } = await loadWarninglists(snapshot("misp-warninglists", "lists"));
-    expect(errors).toEqual([]);
+    const { lists, rejected } = await loadWarninglists(snapshot("misp-warninglists", "lists"));
+    expect(rejected).toEqual([]);
     matcher = buildWarninglistMatcher(lists);
   });
 

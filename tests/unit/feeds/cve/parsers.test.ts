@@ -12,7 +12,7 @@ import { parseKev } from "../../../../server/feeds/cve/kev";
 import { parseNvdPage } from "../../../../server/feeds/cve/nvd";
 import { parseTrickestMarkdown } from "../../../../server/feeds/cve/trickest";
 import { loadPipelineConfig, PipelineConfigError } from "../../../../server/pipeline/config";
-import { openFeedFile } from "../../../../server/feeds/feed-file";
+import { openFeedFile } from "../../../../server/feeds/toolkit/file";
 
 async function collect<T>(results: AsyncIterable<T>): Promise<T[]> {
   const all: T[] = [];

@@ -14,9 +14,7 @@ export interface JsonValueAt {
 
 type ObjectState = "keyOrEnd" | "key" | "colon" | "value" | "commaOrEnd";
 type ArrayState = "valueOrEnd" | "value" | "commaOrEnd";
-type Frame =
-  | { kind: "object"; state: ObjectState; key: string }
-  | { kind: "array"; state: ArrayState; key: number };
+type Frame = { kind: "object"; state: ObjectState; key: string } | { kind: "array"; state: ArrayState; key: number };
 
 type Mode = "normal" | "key" | "skipString" | "skipScalar" | "capture";
 
@@ -246,10 +244,7 @@ class JsonValueScanner {
  * array indexes from the root). Selected values are not descended into.
  * Throws when the document is not valid JSON.
  */
-export async function* streamJsonValues(
-  chunks: AsyncIterable<string>,
-  select: (path: JsonPath) => boolean,
-): AsyncGenerator<JsonValueAt> {
+export async function* streamJsonValues(chunks: AsyncIterable<string>, select: (path: JsonPath) => boolean): AsyncGenerator<JsonValueAt> {
   const scanner = new JsonValueScanner(select);
   for await (const chunk of chunks) {
     const out: JsonValueAt[] = [];

@@ -12,3 +12,12 @@ export function rejected(location: string, reason: string): { ok: false; locatio
 export function accepted<T>(record: T): { ok: true; record: T } {
   return { ok: true, record };
 }
+
+/**
+ * A rejection's reason without the value it quotes ('not a valid indicator:
+ * "x"' → "not a valid indicator"), so rejections can be counted per reason.
+ */
+export function reasonKind(reason: string): string {
+  const quote = reason.indexOf('"');
+  return (quote < 0 ? reason : reason.slice(0, quote)).trim().replace(/[:,]$/, "").trim();
+}
