@@ -5,7 +5,7 @@ import type { BootState } from "../../shared/config/public-config";
 import type { ClientAssets } from "../ssr/assets";
 import { DOCUMENT_TAIL, documentHead } from "../ssr/document";
 import type { SsrRenderer } from "../ssr/entry";
-import { sendCachedDocument, type PageCache } from "../ssr/page-cache";
+import { sendCachedDocument, type CachedDocument, type PageCache } from "../ssr/page-cache";
 import { settleRouteErrors } from "./errors";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
 import type { RequestContext } from "./request-context";
@@ -58,6 +58,24 @@ export function cacheKey(req: Request, res: ExpressResponse, cache: ResponseCach
 }
 
 /**
+ * The cached document for this request, if any, and its key. A request is
+ * looked up once: cachedDocuments() already tried it before admission, and a
+ * miss there is not counted again here.
+ */
+export function lookUpCached(
+  req: Request,
+  res: ExpressResponse,
+  cache: ResponseCache | undefined,
+  kind: "page" | "payload",
+): { key: string | null; hit: CachedDocument | undefined } {
+  const key = cacheKey(req, res, cache, kind);
+  if (key === null || !cache || res.locals.cacheMissedKey === key) return { key, hit: undefined };
+  const hit = cache.store.get(key);
+  if (!hit) res.locals.cacheMissedKey = key;
+  return { key, hit };
+}
+
+/**
  * Streams a server-rendered page: head first, then React's stream, then the
  * tail. A page that rendered completely with status 200 (or a forced error
  * screen) is kept in the cache, with this response's nonce cut out of it, so
@@ -67,8 +85,7 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
   const { logger } = options;
   return async (req, res, next) => {
     const nonce = res.locals.cspNonce;
-    const key = cacheKey(req, res, options.cache, "page");
-    const hit = key === null ? undefined : options.cache?.store.get(key);
+    const { key, hit } = lookUpCached(req, res, options.cache, "page");
     if (hit) return sendCachedDocument(req, res, hit, nonce);
     try {
       const renderer = await options.getRenderer();
@@ -158,4 +175,11 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
       next(error);
     }
   };
+}
+
+declare module "express-serve-static-core" {
+  interface Locals {
+    /** The cache key this request already missed, so that a later handler neither looks it up nor counts it twice. */
+    cacheMissedKey?: string;
+  }
 }
