@@ -8,6 +8,7 @@ import * as m0005 from "./migrations/0005-warninglist-title";
 import * as m0006 from "./migrations/0006-ioc-radar-indexes";
 import * as m0007 from "./migrations/0007-schema-v2";
 import * as m0008 from "./migrations/0008-indicator-stats";
+import * as m0009 from "./migrations/0009-cve-kev-sort-indexes";
 
 /**
  * Migrations are listed here rather than discovered on disk so that they work
@@ -22,6 +23,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0006-ioc-radar-indexes": m0006,
   "0007-schema-v2": m0007,
   "0008-indicator-stats": m0008,
+  "0009-cve-kev-sort-indexes": m0009,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };
