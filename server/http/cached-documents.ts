@@ -8,8 +8,8 @@ import { PAYLOAD_SUFFIX } from "./payload";
  * documents, before admission control: a hit costs a lookup and a copy, so
  * it never waits in line behind renders that need the database, and a burst
  * of views of one cached page is served at the speed of the network stack.
- * A miss carries on to admission and the handlers, which do not look it up
- * again.
+ * A miss carries on to admission and the handlers, which look again once it
+ * is admitted (without counting a second miss).
  */
 export function cachedDocuments(cache: ResponseCache): RequestHandler {
   return (req, res, next) => {

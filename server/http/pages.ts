@@ -58,9 +58,10 @@ export function cacheKey(req: Request, res: ExpressResponse, cache: ResponseCach
 }
 
 /**
- * The cached document for this request, if any, and its key. A request is
- * looked up once: cachedDocuments() already tried it before admission, and a
- * miss there is not counted again here.
+ * The cached document for this request, if any, and its key. A request that
+ * cachedDocuments() already missed before admission is looked up again (a
+ * burst of one uncached page waits in line while its first request renders
+ * it), without counting a second miss.
  */
 export function lookUpCached(
   req: Request,
@@ -69,8 +70,8 @@ export function lookUpCached(
   kind: "page" | "payload",
 ): { key: string | null; hit: CachedDocument | undefined } {
   const key = cacheKey(req, res, cache, kind);
-  if (key === null || !cache || res.locals.cacheMissedKey === key) return { key, hit: undefined };
-  const hit = cache.store.get(key);
+  if (key === null || !cache) return { key, hit: undefined };
+  const hit = res.locals.cacheMissedKey === key ? cache.store.getAfterMiss(key) : cache.store.get(key);
   if (!hit) res.locals.cacheMissedKey = key;
   return { key, hit };
 }
@@ -179,7 +180,7 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
 
 declare module "express-serve-static-core" {
   interface Locals {
-    /** The cache key this request already missed, so that a later handler neither looks it up nor counts it twice. */
+    /** The cache key this request already missed, so that a later look-up does not count a second miss. */
     cacheMissedKey?: string;
   }
 }
