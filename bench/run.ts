@@ -99,6 +99,9 @@ const app = createApp({
   pageCache: null,
 });
 const server = app.listen(0, "127.0.0.1");
+// The bench prepares some scenarios with long synchronous queries in this same process; a keep-alive
+// timeout firing right after one races the client's next request on that socket (ECONNRESET).
+server.keepAliveTimeout = 600_000;
 await new Promise((done) => server.once("listening", done));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
