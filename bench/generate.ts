@@ -10,6 +10,7 @@ import { loadPipelineConfig } from "../server/pipeline/config";
 import { refreshCveDerived } from "../server/pipeline/derived";
 import { openSqliteImportStore } from "../server/pipeline/engine/store";
 import { syncSources } from "../server/pipeline/sync";
+import { refreshIndicatorStats } from "../server/ioc/stats-table";
 import { addSyntheticIndicators } from "./synthetic-indicators";
 
 /**
@@ -189,7 +190,11 @@ await db.transaction().execute(async (trx) => {
 });
 step("CVE evidence and priorities refreshed");
 
-await db.transaction().execute(async (trx) => addSyntheticIndicators(trx, targetIndicators - (await count(trx, "indicators")), now, step));
+await db.transaction().execute(async (trx) => {
+  await addSyntheticIndicators(trx, targetIndicators - (await count(trx, "indicators")), now, step);
+  // The synthetic rows bypass the importer, which keeps the statistics table current.
+  await refreshIndicatorStats(trx);
+});
 step(`indicators: ${await count(db, "indicators")}, sightings: ${await count(db, "indicator_sightings")}`);
 
 await sql`analyze`.execute(db);

@@ -18,6 +18,7 @@ import type { Extract } from "./ioc/extract-pool";
 import { createIocService } from "./ioc/service";
 import { accessLog } from "./http/access-log";
 import { createAdmission } from "./http/admission";
+import { cachedDocuments } from "./http/cached-documents";
 import { responseCompression } from "./http/compression";
 import { buildRoutes } from "./http/builds";
 import { apiNotFound, errorHandler } from "./http/error-responses";
@@ -167,6 +168,7 @@ export function createApp(deps: AppDependencies): Express {
   // an undecodable one reaches the router and gets the error screen like any unknown page.
   const pageRoute = express.Router();
   pageRoute.use(pageRateLimit({ ...limits, limit: env.RATE_LIMIT_PAGES_MAX }));
+  if (pageCache) pageRoute.use(cachedDocuments({ store: pageCache, scope: cacheScope }));
   pageRoute.use(admission.middleware);
   pageRoute.use((req, res, next) => (req.method === "GET" || req.method === "HEAD" ? payloads(req, res, next) : next()));
   pageRoute.use((req, res, next) => (req.method === "GET" || req.method === "HEAD" ? pages(req, res, next) : next()));

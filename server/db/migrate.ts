@@ -7,6 +7,8 @@ import * as m0004 from "./migrations/0004-cve-radar-indexes";
 import * as m0005 from "./migrations/0005-warninglist-title";
 import * as m0006 from "./migrations/0006-ioc-radar-indexes";
 import * as m0007 from "./migrations/0007-schema-v2";
+import * as m0008 from "./migrations/0008-indicator-stats";
+import * as m0009 from "./migrations/0009-cve-kev-sort-indexes";
 
 /**
  * Migrations are listed here rather than discovered on disk so that they work
@@ -20,6 +22,8 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0005-warninglist-title": m0005,
   "0006-ioc-radar-indexes": m0006,
   "0007-schema-v2": m0007,
+  "0008-indicator-stats": m0008,
+  "0009-cve-kev-sort-indexes": m0009,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

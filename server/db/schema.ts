@@ -208,6 +208,16 @@ export interface EpssScoresTable {
   model_version: string | null;
 }
 
+/** Indicators counted by type, threat type, family and last-seen day (server/ioc/stats-table.ts). */
+export interface IndicatorStatsTable {
+  type: string;
+  threat_type: string | null;
+  malware_family: string | null;
+  /** The publishers' last-seen day, YYYY-MM-DD; '' for undated listings. */
+  day: string;
+  count: number;
+}
+
 export interface IndicatorsTable {
   id: Generated<number>;
   type: string;
@@ -316,6 +326,7 @@ export interface Database {
   kev_entries: KevEntriesTable;
   epss_scores: EpssScoresTable;
   indicators: IndicatorsTable;
+  indicator_stats: IndicatorStatsTable;
   indicator_sightings: IndicatorSightingsTable;
   indicator_tags: IndicatorTagsTable;
   indicator_cves: IndicatorCvesTable;

@@ -69,6 +69,10 @@ export function createAdmission(options: AdmissionOptions): Admission {
   };
 
   const middleware: RequestHandler = (req, res, nextHandler) => {
+    // The client left while an earlier, asynchronous middleware (the rate limiter) ran: its response has already
+    // closed, so "finish" and "close" will never fire again. Admitted, it would hold its slot for good, and once
+    // every slot leaked that way the line would never move (every request shed after the whole budget).
+    if (res.destroyed) return;
     const admit = () => {
       active += 1;
       const started = performance.now();

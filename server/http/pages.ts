@@ -5,7 +5,7 @@ import type { BootState } from "../../shared/config/public-config";
 import type { ClientAssets } from "../ssr/assets";
 import { DOCUMENT_TAIL, documentHead } from "../ssr/document";
 import type { SsrRenderer } from "../ssr/entry";
-import { sendCachedDocument, type PageCache } from "../ssr/page-cache";
+import { sendCachedDocument, type CachedDocument, type PageCache } from "../ssr/page-cache";
 import { settleRouteErrors } from "./error-responses";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
 import type { RequestContext } from "./request-context";
@@ -58,6 +58,25 @@ export function cacheKey(req: Request, res: ExpressResponse, cache: ResponseCach
 }
 
 /**
+ * The cached document for this request, if any, and its key. A request that
+ * cachedDocuments() already missed before admission is looked up again (a
+ * burst of one uncached page waits in line while its first request renders
+ * it), without counting a second miss.
+ */
+export function lookUpCached(
+  req: Request,
+  res: ExpressResponse,
+  cache: ResponseCache | undefined,
+  kind: "page" | "payload",
+): { key: string | null; hit: CachedDocument | undefined } {
+  const key = cacheKey(req, res, cache, kind);
+  if (key === null || !cache) return { key, hit: undefined };
+  const hit = res.locals.cacheMissedKey === key ? cache.store.getAfterMiss(key) : cache.store.get(key);
+  if (!hit) res.locals.cacheMissedKey = key;
+  return { key, hit };
+}
+
+/**
  * Streams a server-rendered page: head first, then React's stream, then the
  * tail. A page that rendered completely with status 200 (or a forced error
  * screen) is kept in the cache, with this response's nonce cut out of it, so
@@ -67,8 +86,7 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
   const { logger } = options;
   return async (req, res, next) => {
     const nonce = res.locals.cspNonce;
-    const key = cacheKey(req, res, options.cache, "page");
-    const hit = key === null ? undefined : options.cache?.store.get(key);
+    const { key, hit } = lookUpCached(req, res, options.cache, "page");
     if (hit) return sendCachedDocument(req, res, hit, nonce);
     try {
       const renderer = await options.getRenderer();
@@ -158,4 +176,11 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
       next(error);
     }
   };
+}
+
+declare module "express-serve-static-core" {
+  interface Locals {
+    /** The cache key this request already missed, so that a later look-up does not count a second miss. */
+    cacheMissedKey?: string;
+  }
 }

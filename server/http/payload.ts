@@ -8,7 +8,7 @@ import type { SsrRenderer } from "../ssr/entry";
 import { sendCachedDocument } from "../ssr/page-cache";
 import { settleRouteErrors, INTERNAL_ERROR_MESSAGE } from "./error-responses";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
-import { cacheKey, type ResponseCache } from "./pages";
+import { lookUpCached, type ResponseCache } from "./pages";
 import type { RequestContext } from "./request-context";
 import { clientLeft, isClientGone } from "../runtime/request-scope";
 import { RETRY_AFTER_SECONDS } from "./shed";
@@ -21,7 +21,9 @@ export interface PayloadHandlerOptions {
   cache?: ResponseCache;
 }
 
-const SUFFIX = `/${PAYLOAD_FILE}`;
+/** How a payload URL ends: `/<page path>/_payload.json`. */
+export const PAYLOAD_SUFFIX = `/${PAYLOAD_FILE}`;
+const SUFFIX = PAYLOAD_SUFFIX;
 const JSON_TYPE = "application/json; charset=utf-8";
 
 function errorBody(error: unknown): { statusCode: number; message: string } {
@@ -41,8 +43,7 @@ function errorBody(error: unknown): { statusCode: number; message: string } {
 export function payloadHandler(options: PayloadHandlerOptions): RequestHandler {
   return async (req, res, next) => {
     if (!req.path.endsWith(SUFFIX)) return next();
-    const key = cacheKey(req, res, options.cache, "payload");
-    const hit = key === null ? undefined : options.cache?.store.get(key);
+    const { key, hit } = lookUpCached(req, res, options.cache, "payload");
     if (hit) return sendCachedDocument(req, res, hit, "");
     try {
       const pagePath = req.path.slice(0, -SUFFIX.length) || "/";

@@ -7,6 +7,7 @@ import type { IocListPage, IocListRow } from "../../shared/ioc-radar/list-types"
 import { scoreIndicator, type ScoreSighting } from "../../shared/scoring/ioc-score";
 import type { Database, IndicatorsTable } from "../db/schema";
 import type { Scan } from "../db/scan";
+import { countFromStatsTable, statsTableAnswers } from "./stats-table";
 import { iocFilter, type FilterContext } from "./filters";
 
 type Direction = "asc" | "desc";
@@ -176,6 +177,8 @@ export async function queryIndicatorRows(db: Kysely<Database>, params: IocListPa
 }
 
 export async function countIndicators(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext): Promise<number> {
+  // The unfiltered list and its type, threat-type and family filters are sums over the statistics table.
+  if (statsTableAnswers(params)) return countFromStatsTable(db, params, context);
   const { total } = await db
     .selectFrom("indicators")
     .where((eb) => iocFilter(eb, params, now, context))

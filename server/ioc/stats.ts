@@ -4,6 +4,7 @@ import type { IocListParams } from "../../shared/ioc-radar/list-params";
 import type { IocChartStats } from "../../shared/ioc-radar/list-types";
 import type { Database } from "../db/schema";
 import { iocFilter, type FilterContext } from "./filters";
+import { statsTableAnswers, statsTableFilter } from "./stats-table";
 
 const DAY_MS = 86_400_000;
 /** The per-day chart shows the 90 days up to the newest match (or up to now with a "seen within" filter). */
@@ -26,6 +27,11 @@ function dayList(from: string, to: string): string[] {
  * the type and family charts, never in the per-day one.
  */
 export async function queryIocStats(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext): Promise<IocChartStats> {
+  return statsTableAnswers(params) ? statsFromTable(db, params, context) : aggregateIocStats(db, params, now, context);
+}
+
+/** The statistics aggregated over the matching indicators themselves: for filters the statistics table does not answer. */
+export async function aggregateIocStats(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext): Promise<IocChartStats> {
   const filtered = () => db.selectFrom("indicators").where((eb) => iocFilter(eb, params, now, context));
   const newest = await filtered().select((eb) => eb.fn.max("indicators.last_seen").as("newest")).executeTakeFirst();
   const to = params.seen ? now.toISOString().slice(0, 10) : newest?.newest?.slice(0, 10) ?? null;
@@ -51,7 +57,41 @@ export async function queryIocStats(db: Kysely<Database>, params: IocListParams,
       .limit(TOP_MALWARE)
       .execute(),
   ]);
+  return chartStats(from, to, perDayRows, typeRows, malwareRows);
+}
 
+/** The same statistics, summed from the statistics table: the unfiltered list and lists filtered by type, threat type or family. */
+export async function statsFromTable(db: Kysely<Database>, params: IocListParams, context: FilterContext): Promise<IocChartStats> {
+  if (params.malware && context.malwareKeys.length === 0) return chartStats(null, null, [], [], []);
+  const filtered = () => db.selectFrom("indicator_stats").where((eb) => statsTableFilter(eb, params, context));
+  const total = sql<number>`sum(indicator_stats.count)`;
+  const newest = await filtered().where("indicator_stats.day", "!=", "").select((eb) => eb.fn.max("indicator_stats.day").as("newest")).executeTakeFirst();
+  const to = newest?.newest || null;
+  const from = to ? shiftDay(to, -(PER_DAY_DAYS - 1)) : null;
+  const [perDayRows, typeRows, malwareRows] = await Promise.all([
+    from
+      ? filtered().where("indicator_stats.day", ">=", from).select(["indicator_stats.day", "indicator_stats.type", total.as("count")]).groupBy(["indicator_stats.day", "indicator_stats.type"]).execute()
+      : Promise.resolve([]),
+    filtered().select(["indicator_stats.type", total.as("count")]).groupBy("indicator_stats.type").execute(),
+    filtered()
+      .where("indicator_stats.malware_family", "is not", null)
+      .select(["indicator_stats.malware_family", total.as("count")])
+      .groupBy("indicator_stats.malware_family")
+      .orderBy("count", "desc")
+      .orderBy("indicator_stats.malware_family")
+      .limit(TOP_MALWARE)
+      .execute(),
+  ]);
+  return chartStats(from, to, perDayRows, typeRows, malwareRows);
+}
+
+function chartStats(
+  from: string | null,
+  to: string | null,
+  perDayRows: ReadonlyArray<{ day: string; type: string; count: number | string | bigint }>,
+  typeRows: ReadonlyArray<{ type: string; count: number | string | bigint }>,
+  malwareRows: ReadonlyArray<{ malware_family: string | null; count: number | string | bigint }>,
+): IocChartStats {
   const days = from && to ? dayList(from, to) : [];
   const dayIndex = new Map(days.map((day, index) => [day, index]));
   const present = new Set(typeRows.map((row) => row.type));

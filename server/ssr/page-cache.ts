@@ -44,6 +44,20 @@ export class PageCache {
     return doc;
   }
 
+  /**
+   * Looks again for a document this request already missed (it waited in line
+   * meanwhile, and another request may have rendered it): a find turns that
+   * miss into a hit, so each request still counts once.
+   */
+  getAfterMiss(key: string): CachedDocument | undefined {
+    const doc = this.#entries.get(key);
+    if (doc) {
+      this.#misses -= 1;
+      this.#hits += 1;
+    }
+    return doc;
+  }
+
   /** Stores a document; `nonce` (if any) is cut out of it so each response can carry its own. */
   set(key: string, document: { status: number; contentType: string; text: string }, nonce: string | null): void {
     const segments = nonce ? document.text.split(nonce) : [document.text];

@@ -4,6 +4,7 @@ import { hostOf, registrableDomain } from "../../../shared/ioc/host";
 import type { IocSighting } from "../../feeds/ioc/sighting";
 import { createIocIndexes, createIocTables, IOC_TABLES } from "../../db/ioc-tables";
 import type { Database } from "../../db/schema";
+import { refreshIndicatorStats } from "../../ioc/stats-table";
 import type { Importer, MergeContext } from "../engine/importer";
 import type { StagingOut, StagingTable } from "../engine/staging";
 
@@ -277,6 +278,7 @@ async function rebuild(ctx: MergeContext, complete: boolean): Promise<void> {
     for (const table of IOC_TABLES) await sql`alter table ${sql.table(`${table}${NEXT_SUFFIX}`)} rename to ${sql.table(table)}`.execute(trx);
     await sql`alter table ${next.fts} rename to ${sql.table("indicators_fts")}`.execute(trx);
     await replaceAliases(trx, ctx);
+    await refreshIndicatorStats(trx);
   });
   await dropGeneration(db, "_old");
   await between();
@@ -319,6 +321,8 @@ export function indicatorImporter(options: { complete: boolean }): Importer<IocS
       await ctx.commit(async (trx) => {
         await apply(trx, ctx, SERVED, complete, async () => {});
         await replaceAliases(trx, ctx);
+        // In the same transaction: a reader never sees indicators and their statistics disagree.
+        await refreshIndicatorStats(trx);
       });
     },
     async countRecords(db, source) {

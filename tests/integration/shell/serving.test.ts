@@ -11,6 +11,26 @@ function withoutNonce(res: request.Response): string {
   return res.text.replaceAll(cspNonce(res.headers["content-security-policy"]), "NONCE");
 }
 
+/** Sends every request before reading any answer. */
+function sendBurst(origin: string, path: string, count: number): Promise<Array<{ status: number; headers: Record<string, unknown>; body: string }>> {
+  return Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
+          const req = httpRequest(`${origin}${path}`, { agent: false }, (res) => {
+            let body = "";
+            res.setEncoding("utf8");
+            res.on("data", (chunk: string) => (body += chunk));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+          });
+          req.on("error", reject);
+          req.end();
+        }),
+    ),
+  );
+}
+
 describe("the page cache", () => {
   let t: TestApp;
   const cache = new PageCache({ maxBytes: 16 * 1024 * 1024, level: 9 });
@@ -140,25 +160,7 @@ describe("under a burst", () => {
   });
   afterAll(() => close());
 
-  /** Sends every request before reading any answer. */
-  function burst(path: string, count: number): Promise<Array<{ status: number; headers: Record<string, unknown>; body: string }>> {
-    return Promise.all(
-      Array.from(
-        { length: count },
-        () =>
-          new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolve, reject) => {
-            const req = httpRequest(`${origin}${path}`, { agent: false }, (res) => {
-              let body = "";
-              res.setEncoding("utf8");
-              res.on("data", (chunk: string) => (body += chunk));
-              res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-            });
-            req.on("error", reject);
-            req.end();
-          }),
-      ),
-    );
-  }
+  const burst = (path: string, count: number) => sendBurst(origin, path, count);
 
   it("turns the overflow away with 503 and Retry-After: the error screen for people", async () => {
     const answers = await burst("/ioc-radar", 30);
@@ -185,5 +187,45 @@ describe("under a burst", () => {
     const [answers, health] = await Promise.all([burst("/cve-radar", 30), fetch(`${origin}/healthz`)]);
     expect(health.status).toBe(200);
     expect(answers.length).toBe(30);
+  });
+});
+
+describe("a burst of views of a cached page", () => {
+  let t: TestApp;
+  let origin: string;
+  let close: () => Promise<void>;
+
+  beforeAll(async () => {
+    // One request at a time and a line of one that nobody leaves by waiting too long.
+    t = await createTestApp({
+      pageCache: new PageCache({ maxBytes: 16 * 1024 * 1024, level: 9 }),
+      env: { SERVE_CONCURRENCY: "1", SERVE_QUEUE_MAX: "1", SERVE_QUEUE_MS: "60000", RATE_LIMIT_PAGES_MAX: "1000", RATE_LIMIT_API_MAX: "1000" },
+    });
+    const server = t.app.listen(0, "127.0.0.1");
+    await new Promise((resolve) => server.once("listening", resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    close = async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await t.close();
+    };
+  });
+  afterAll(() => close());
+
+  it("is served from the cache while every slot and the whole line are taken", async () => {
+    await request(t.app).get("/cve-radar?kev=1").expect(200);
+    // A lookup whose body never finishes arriving holds the only slot; an uncached page waits in the line.
+    const held = httpRequest(`${origin}/api/v1/iocs/lookup`, { method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": "1000" } });
+    held.on("error", () => {});
+    held.write('{"text": "');
+    const waiting = sendBurst(origin, "/ioc-radar?page=2", 1).catch(() => []);
+    let probe = await sendBurst(origin, "/ioc-radar?page=3", 1);
+    for (let i = 0; i < 50 && probe[0]!.status !== 503; i++) probe = await sendBurst(origin, `/ioc-radar?page=${i + 4}`, 1);
+    expect(probe[0]!.status).toBe(503);
+
+    const cached = await sendBurst(origin, "/cve-radar?kev=1", 30);
+    expect(cached.map((a) => a.status)).toEqual(Array.from({ length: 30 }, () => 200));
+    held.destroy();
+    await waiting;
   });
 });

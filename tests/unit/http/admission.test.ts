@@ -80,6 +80,19 @@ describe("admission control", () => {
     expect(shed.at(-1)).toEqual({ res: third, reason: "wait-too-long" });
   });
 
+  it("does no work for a request whose client left before it reached the line, and never holds a slot for it", () => {
+    const { admission, admitted, shed, arrive } = setup({ concurrency: 1, queueBudgetMs: 1_000, maxQueue: 10 });
+    const admitGone = (res: FakeResponse) => admission.middleware({} as Request, res as unknown as Response, () => admitted.push(res));
+    // Gone before it arrived: its response will never emit "finish" or "close" again.
+    const gone = new FakeResponse();
+    gone.destroyed = true;
+    admitGone(gone);
+    expect(admission.stats()).toMatchObject({ active: 0, queued: 0 });
+    const next = arrive();
+    expect(admitted).toEqual([next]);
+    expect(shed).toEqual([]);
+  });
+
   it("drops a waiting request whose client left, without doing any work for it", () => {
     const { admission, admitted, shed, arrive } = setup({ concurrency: 1, queueBudgetMs: 1_000, maxQueue: 10 });
     const first = arrive();

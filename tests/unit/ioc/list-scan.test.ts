@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { chooseScan } from "../../../server/db/scan";
+import type { FilterContext } from "../../../server/ioc/filters";
+import { listScan } from "../../../server/ioc/service";
+import { sqliteDialect } from "../../../server/db/dialect/sqlite";
+
+const context: FilterContext = { dialect: sqliteDialect, families: [], threatTypes: [], malwareKeys: [] };
+// domain=no-ip.biz on the full snapshot import: few matches for the table, so chooseScan would walk.
+const counts = { matches: 13_658, universe: 1_672_198, pageEnd: 25 };
+
+describe("how the IOC list reads its page", () => {
+  it("gathers one host's or one domain's indicators, in any order, instead of walking the sort index past all the others", () => {
+    expect(chooseScan(counts)).toBe("walk");
+    for (const filter of [{ domain: "no-ip.biz" }, { host: "github.com" }]) {
+      for (const order of [{}, { sort: "value" as const, dir: "asc" as const }, { sort: "first_seen" as const }]) {
+        expect(listScan({ ...filter, ...order }, context, counts)).toBe("gather");
+      }
+    }
+  });
+
+  it("leaves other filters to chooseScan", () => {
+    expect(listScan({ tag: "phishing", sort: "value" }, context, counts)).toBe(chooseScan(counts));
+    expect(listScan({}, context, { matches: 1_672_198, universe: 1_672_198, pageEnd: 25 })).toBe("walk");
+  });
+});

@@ -1,0 +1,19 @@
+import { describe, expect, it } from "vitest";
+import { PageCache } from "../../../server/ssr/page-cache";
+
+const page = { status: 200, contentType: "text/html; charset=utf-8", text: "<p>hello</p>" };
+
+describe("the page cache's statistics", () => {
+  it("count one miss and one hit per request, and a miss found on a second look (after waiting in line) as a hit", () => {
+    const cache = new PageCache({ maxBytes: 1024 * 1024, level: 6 });
+    expect(cache.get("a")).toBeUndefined();
+    expect(cache.getAfterMiss("a")).toBeUndefined();
+    expect(cache.stats()).toMatchObject({ hits: 0, misses: 1 });
+
+    expect(cache.get("b")).toBeUndefined();
+    cache.set("b", page, null);
+    expect(cache.getAfterMiss("b")?.status).toBe(200);
+    expect(cache.get("b")?.status).toBe(200);
+    expect(cache.stats()).toMatchObject({ hits: 2, misses: 1, entries: 1 });
+  });
+});
