@@ -1,6 +1,7 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import type { PublicConfig } from "../../shared/config/public-config";
+import { SERVER_ROLES } from "../runtime/role";
 
 const commaList = z
   .string()
@@ -86,6 +87,8 @@ export const envSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   PORT: wholeNumber(1, 65535).default(3000),
   DATABASE_PATH: z.string().min(1).default("./data/threat-radar.sqlite"),
+  /** all: serve and import (one node); web: serve only; worker: import only, answering /healthz and /readyz. */
+  SERVER_ROLE: z.enum(SERVER_ROLES).default("all"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** auto: pretty on a terminal, JSON lines otherwise (a file, a pipe, journald, a container log). */
   LOG_FORMAT: z.enum(["auto", "pretty", "json"]).default("auto"),
