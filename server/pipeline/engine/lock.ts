@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
-import { PostgresAdapter, sql, type Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
+import { isPostgres } from "../../db/is-postgres";
 import type { Database } from "../../db/schema";
 import { ImportBusyError, lockHolderName, type ImportLock, type LockHolder } from "./lock-holder";
 import { acquirePostgresImportLock, currentPostgresImport } from "./postgres-lock";
@@ -9,11 +10,6 @@ export const LOCK_STALE_MS = 120_000;
 const HEARTBEAT_MS = 20_000;
 
 export { ImportBusyError, lockHolderName, type ImportLock, type LockHolder } from "./lock-holder";
-
-/** PostgreSQL holds the lock with its own sessions; SQLite, a single-file database, with a row and a heartbeat. */
-function isPostgres(db: Kysely<Database>): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
-}
 
 function isAlive(pid: number): boolean {
   try {
