@@ -12,7 +12,6 @@ import { openApiRoutes } from "./api/openapi";
 import { createSourcesRouter } from "./api/sources";
 import { suggestRoutes } from "./api/suggest";
 import { createCveService } from "./cve/service";
-import { isPostgres } from "./db/is-postgres";
 import { createVersionedCache, type DataVersion } from "./db/versioned-cache";
 import { queryHomeOverview } from "./home/overview";
 import type { Extract } from "./ioc/extract-pool";
@@ -26,7 +25,6 @@ import { healthRoutes } from "./http/health";
 import { createMetrics } from "./metrics/metrics";
 import { pageHandler } from "./http/pages";
 import { payloadHandler } from "./http/payload";
-import { postgresRateLimitStores } from "./http/postgres-rate-limit-store";
 import { apiRateLimit, pageRateLimit, type RateLimitStores } from "./http/rate-limit";
 import type { RequestContext } from "./http/request-context";
 import { requestScope } from "./http/request-scope";
@@ -62,8 +60,9 @@ export interface AppDependencies {
   /** Set while the server shuts down: responses then close their connection. */
   isShuttingDown?: () => boolean;
   /**
-   * Where rate-limit hits are counted. By default: in PostgreSQL when the
-   * database is PostgreSQL (shared by every node), else in this process.
+   * Where rate-limit hits are counted: by default in this process's memory
+   * (SQLite, one node); on PostgreSQL, a table every node shares, written
+   * through a pool of its own (the read pool refuses writes).
    */
   rateLimitStores?: RateLimitStores;
 }
@@ -82,7 +81,7 @@ export function createApp(deps: AppDependencies): Express {
   const overview = (at: Date) => queryHomeOverview({ db, cves, cached: homeCache, pipelineConfig: deps.pipelineConfig }, at);
   const requestContext = (res: express.Response): RequestContext => ({ db, now, cves, iocs, overview, forcedError: res.locals.forcedError });
   const limits = { windowMs: env.RATE_LIMIT_WINDOW_MS };
-  const limitStores = "rateLimitStores" in deps ? deps.rateLimitStores : isPostgres(deps.db) ? postgresRateLimitStores(deps.db) : undefined;
+  const limitStores = deps.rateLimitStores;
   // Development renders from changing sources: nothing is kept.
   const pageCache =
     deps.pageCache !== undefined

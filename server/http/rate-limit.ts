@@ -24,6 +24,8 @@ export function apiRateLimit({ windowMs, limit, store }: LimitOptions): RequestH
     windowMs,
     limit,
     store,
+    // A shared store that cannot be reached (PostgreSQL restarting) lets requests through rather than failing them.
+    passOnStoreError: true,
     standardHeaders: "draft-8",
     legacyHeaders: false,
     statusCode: RATE_LIMIT_STATUS,
@@ -45,6 +47,8 @@ export function pageRateLimit({ windowMs, limit, store }: LimitOptions): Request
     windowMs,
     limit,
     store,
+    // A shared store that cannot be reached (PostgreSQL restarting) lets requests through rather than failing them.
+    passOnStoreError: true,
     standardHeaders: "draft-8",
     legacyHeaders: false,
     skip: clientGone,
