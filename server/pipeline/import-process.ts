@@ -28,6 +28,9 @@ async function main(): Promise<void> {
   const abort = new AbortController();
   // The scheduler stops an import with SIGTERM: it aborts, and the merge rolls back.
   process.once("SIGTERM", () => abort.abort(new Error("stopped by the scheduler")));
+  // A server that dies (kill -9) cannot send SIGTERM; its IPC channel closing says the same. An import
+  // left running without it would hold the import lock with nobody to report its outcome to.
+  process.once("disconnect", () => abort.abort(new Error("the server that started the import is gone")));
   const send = (message: ImportProcessMessage) => process.send?.(message);
   try {
     await syncSources(sources, { store, config, logger, signal: abort.signal, onOutcome: (outcome) => send({ kind: "outcome", outcome }) });
