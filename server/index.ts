@@ -2,9 +2,8 @@ import { resolve } from "node:path";
 import type { Server } from "node:http";
 import { createApp } from "./app";
 import { ConfigError, loadEnv } from "./config/env";
-import { openSqliteDatabase } from "./db/connection";
 import { migrateToLatest } from "./db/migrate";
-import { openSqliteWebDatabase } from "./db/sqlite/web-database";
+import { databaseTarget, openDatabase, openWebDatabase } from "./db/target";
 import { createExtractPool } from "./ioc/extract-pool";
 import { listen, ListenError } from "./http/listen";
 import { createLogger } from "./logger";
@@ -27,12 +26,15 @@ async function main(): Promise<void> {
   const dev = process.argv.includes("--dev");
   const logger = createLogger(env.LOG_LEVEL, env.LOG_FORMAT);
 
-  const databasePath = resolve(env.DATABASE_PATH);
-  const migrations = openSqliteDatabase(databasePath);
-  const applied = await migrateToLatest(migrations.db);
-  if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
-  await migrations.close();
-  const web = openSqliteWebDatabase({ path: databasePath, threads: env.DATABASE_READ_THREADS, queryTimeoutMs: env.QUERY_TIMEOUT_MS });
+  const target = databaseTarget(env);
+  const migrations = openDatabase(target);
+  try {
+    const applied = await migrateToLatest(migrations.db);
+    if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
+  } finally {
+    await migrations.close();
+  }
+  const web = await openWebDatabase(target, { readThreads: env.DATABASE_READ_THREADS, queryTimeoutMs: env.QUERY_TIMEOUT_MS, logger });
   const extractPool = createExtractPool();
   let shuttingDown = false;
   const common = {
@@ -81,9 +83,9 @@ async function main(): Promise<void> {
     db: web.db,
     config: pipelineConfig,
     logger,
-    runner: childProcessRunner({ databasePath, env: process.env, logger }),
+    runner: childProcessRunner({ databasePath: target.kind === "sqlite" ? target.path : null, env: process.env, logger }),
     recordCrash: async (source, message, at) => {
-      const writer = openSqliteDatabase(databasePath);
+      const writer = openDatabase(target);
       try {
         await recordCrashedImport(writer.db, source, message, at);
       } finally {

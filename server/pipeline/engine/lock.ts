@@ -1,5 +1,6 @@
 import { hostname } from "node:os";
 import { sql, type Kysely } from "kysely";
+import { dialectOf } from "../../db/dialect";
 import type { Database } from "../../db/schema";
 
 /** A lock whose holder stopped refreshing it for this long is considered abandoned. */
@@ -55,25 +56,37 @@ function abandoned(row: { holder: string; heartbeat_at: string }, now: number): 
 export async function acquireImportLock(db: Kysely<Database>, now: () => Date = () => new Date()): Promise<ImportLock> {
   const holder = lockHolderName();
   const stamp = () => now().toISOString();
-  // Write-locked from its first statement, so two processes cannot both see the lock free.
-  await sql`begin immediate`.execute(db);
-  let taken: LockHolder | null = null;
-  try {
-    const current = await db.selectFrom("import_lock").selectAll().where("id", "=", 1).executeTakeFirst();
+  let taken = null as LockHolder | null;
+  const take = async (trx: Kysely<Database>) => {
+    const current = await trx.selectFrom("import_lock").selectAll().where("id", "=", 1).executeTakeFirst();
     if (current && current.holder !== holder && !abandoned(current, now().getTime())) {
       taken = { holder: current.holder, source: current.source, startedAt: current.started_at };
     } else {
       const row = { holder, source: null, started_at: stamp(), heartbeat_at: stamp() };
-      await db
+      await trx
         .insertInto("import_lock")
         .values({ id: 1, ...row })
         .onConflict((oc) => oc.column("id").doUpdateSet(row))
         .execute();
     }
-    await sql`commit`.execute(db);
-  } catch (error) {
-    await sql`rollback`.execute(db).catch(() => undefined);
-    throw error;
+  };
+  if (dialectOf(db).name === "postgres") {
+    // A pool's connections differ from statement to statement: a transaction of Kysely's, which
+    // locks the table (the row may not exist yet) so that two processes cannot both see it free.
+    await db.transaction().execute(async (trx) => {
+      await sql`lock table import_lock in share row exclusive mode`.execute(trx);
+      await take(trx);
+    });
+  } else {
+    // Write-locked from its first statement, so two processes cannot both see the lock free.
+    await sql`begin immediate`.execute(db);
+    try {
+      await take(db);
+      await sql`commit`.execute(db);
+    } catch (error) {
+      await sql`rollback`.execute(db).catch(() => undefined);
+      throw error;
+    }
   }
   if (taken) throw new ImportBusyError(taken);
 
