@@ -3,11 +3,12 @@ import type { Server } from "node:http";
 import type { Express } from "express";
 import { createApp, type AppDependencies } from "./app";
 import { ConfigError, loadEnv } from "./config/env";
-import { openSqliteDatabase } from "./db/connection";
 import { migrateToLatest } from "./db/migrate";
-import { openSqliteWebDatabase } from "./db/sqlite/web-database";
+import { createPostgresPool, postgresKysely } from "./db/postgres/pool";
+import { databaseTarget, openDatabase, openWebDatabase } from "./db/target";
 import { createExtractPool } from "./ioc/extract-pool";
 import { listen, ListenError } from "./http/listen";
+import { postgresRateLimitStores } from "./http/postgres-rate-limit-store";
 import { createWorkerApp } from "./http/worker-app";
 import { createLogger } from "./logger";
 import { loadPipelineConfig, PipelineConfigError } from "./pipeline/config";
@@ -30,16 +31,21 @@ async function main(): Promise<void> {
   const dev = process.argv.includes("--dev");
   const logger = createLogger(env.LOG_LEVEL, env.LOG_FORMAT);
 
-  const databasePath = resolve(env.DATABASE_PATH);
-  const migrations = openSqliteDatabase(databasePath);
-  const applied = await migrateToLatest(migrations.db);
-  if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
-  await migrations.close();
+  const target = databaseTarget(env);
+  const migrations = openDatabase(target);
+  try {
+    const applied = await migrateToLatest(migrations.db);
+    if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
+  } finally {
+    await migrations.close();
+  }
   const role = env.SERVER_ROLE;
   // A worker reads only for /readyz and its schedule: one read thread is plenty.
-  const threads = env.DATABASE_READ_THREADS ?? (servesSite(role) ? undefined : 1);
-  const web = openSqliteWebDatabase({ path: databasePath, threads, queryTimeoutMs: env.QUERY_TIMEOUT_MS });
+  const readThreads = env.DATABASE_READ_THREADS ?? (servesSite(role) ? undefined : 1);
+  const web = await openWebDatabase(target, { readThreads, queryTimeoutMs: env.QUERY_TIMEOUT_MS, logger });
   const extractPool = servesSite(role) ? createExtractPool() : null;
+  // On PostgreSQL every web node counts rate-limit hits in one table; the read pool refuses writes, so it gets a pool of its own.
+  const limitCounters = servesSite(role) && target.kind === "postgres" ? openRateLimitDatabase(target.url) : null;
   let shuttingDown = false;
   const app = extractPool
     ? await createSiteApp({
@@ -50,6 +56,7 @@ async function main(): Promise<void> {
         logger,
         pipelineConfig,
         isShuttingDown: () => shuttingDown,
+        rateLimitStores: limitCounters ? postgresRateLimitStores(limitCounters) : undefined,
       }, dev)
     : createWorkerApp(web.db);
 
@@ -63,9 +70,9 @@ async function main(): Promise<void> {
         db: web.db,
         config: pipelineConfig,
         logger,
-        runner: childProcessRunner({ databasePath, env: process.env, logger }),
+        runner: childProcessRunner({ databasePath: target.kind === "sqlite" ? target.path : null, env: process.env, logger }),
         recordCrash: async (source, message, at) => {
-          const writer = openSqliteDatabase(databasePath);
+          const writer = openDatabase(target);
           try {
             await recordCrashedImport(writer.db, source, message, at);
           } finally {
@@ -87,7 +94,7 @@ async function main(): Promise<void> {
     server.close(async () => {
       clearInterval(sweep);
       await scheduler?.stop();
-      await Promise.all([web.close(), extractPool?.close()]);
+      await Promise.all([web.close(), extractPool?.close(), limitCounters?.destroy()]);
       logger.info("stopped");
       process.exit(0);
     });
@@ -97,7 +104,17 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => shutdown("SIGINT"));
 }
 
-type SiteDependencies = Pick<AppDependencies, "env" | "db" | "dataVersion" | "extract" | "logger" | "pipelineConfig" | "isShuttingDown">;
+type SiteDependencies = Pick<AppDependencies, "env" | "db" | "dataVersion" | "extract" | "logger" | "pipelineConfig" | "isShuttingDown" | "rateLimitStores">;
+
+/** Connections for the shared rate-limit counters: one short upsert per request each. */
+const RATE_LIMIT_POOL_SIZE = 4;
+
+function openRateLimitDatabase(url: string) {
+  const pool = createPostgresPool({ url, size: RATE_LIMIT_POOL_SIZE, applicationName: "threat-radar rate limits" });
+  // An idle connection the server dropped: the pool replaces it on the next query.
+  pool.on("error", () => undefined);
+  return postgresKysely(pool);
+}
 
 /** The site (pages, API, static files): rendered by Vite's module graph in development, the built bundle otherwise. */
 async function createSiteApp(common: SiteDependencies, dev: boolean): Promise<Express> {

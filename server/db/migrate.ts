@@ -7,6 +7,7 @@ import * as m0004 from "./migrations/0004-cve-radar-indexes";
 import * as m0005 from "./migrations/0005-warninglist-title";
 import * as m0006 from "./migrations/0006-ioc-radar-indexes";
 import * as m0007 from "./migrations/0007-schema-v2";
+import * as m0008 from "./migrations/0008-data-version-notify";
 
 /**
  * Migrations are listed here rather than discovered on disk so that they work
@@ -20,6 +21,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0005-warninglist-title": m0005,
   "0006-ioc-radar-indexes": m0006,
   "0007-schema-v2": m0007,
+  "0008-data-version-notify": m0008,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

@@ -5,6 +5,8 @@ import { Kysely, sql, SqliteDialect } from "kysely";
 import { dialectOf, type SqlDialect } from "../../db/dialect";
 import type { Database } from "../../db/schema";
 import { applyWritePragmas } from "../../db/sqlite/pragmas";
+import { createPostgresPool, postgresKysely } from "../../db/postgres/pool";
+import { openPostgresStaging, STAGING_SCHEMA } from "./postgres-staging";
 import { openSqliteStaging, type StagingArea } from "./staging";
 
 /** The database as an import sees it: a connection of its own, a staging area, and how it merges big changes. */
@@ -50,6 +52,39 @@ export function openSqliteImportStore(path: string): ImportStore {
     },
     async indexStaging(on, table, columns) {
       await sql`create index ${sql.id("staging", `${table}_${columns.join("_")}`)} on ${sql.id(table)} (${sql.join(columns.map((c) => sql.id(c)))})`.execute(on);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/**
+ * Connections of an import on PostgreSQL: the staging writes overlap with
+ * parsing on two, a merge holds one for its transaction.
+ */
+const IMPORT_POOL_SIZE = 3;
+
+/**
+ * PostgreSQL's import store: staging in UNLOGGED tables of the `staging`
+ * schema, and every merge in one transaction however large (PostgreSQL's
+ * MVCC keeps readers on the old rows until the commit, and its WAL needs no
+ * checkpoint between statements).
+ */
+export function openPostgresImportStore(url: string): ImportStore {
+  const pool = createPostgresPool({ url, size: IMPORT_POOL_SIZE, applicationName: "threat-radar import" });
+  pool.on("error", () => {
+    // An idle connection dropped by the server: the pool replaces it on the next query.
+  });
+  const db = postgresKysely(pool);
+  return {
+    db,
+    dialect: dialectOf(db),
+    openStaging: () => openPostgresStaging(pool),
+    rebuildsLargeMerges: false,
+    async checkpoint() {},
+    async indexStaging(on, table, columns) {
+      await sql`create index on ${sql.table(`${STAGING_SCHEMA}.${table}`)} (${sql.join(columns.map((c) => sql.id(c)))})`.execute(on);
+      // A table filled moments ago has no statistics yet: without them the merge may be planned for a handful of rows.
+      await sql`analyze ${sql.table(`${STAGING_SCHEMA}.${table}`)}`.execute(on);
     },
     close: () => db.destroy(),
   };
