@@ -1,7 +1,5 @@
 import { parseArgs } from "node:util";
-import { Kysely, PostgresDialect } from "kysely";
-import pg from "pg";
-import type { Database } from "../server/db/schema";
+import { createPostgresPool, postgresKysely } from "../server/db/postgres/pool";
 import { freeLoopbackPort, startChildServer, type ChildServer } from "./load/child-server";
 import { count, markdownTable, ms, percentile, section } from "./load/report";
 import { runLoad, type LoadFigures } from "./load/run-load";
@@ -88,7 +86,7 @@ function row(label: string, runs: readonly LoadFigures[]) {
 
 const nodes: ChildServer[] = [];
 try {
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: url, max: 2 }) }) });
+  const db = postgresKysely(createPostgresPool({ url: url!, size: 2, readOnly: true, applicationName: "threat-radar bench" }));
   const mix = await buildUrlMix(db, buildId).finally(() => db.destroy());
   for (let i = 0; i < nodeCount; i++) nodes.push(await startWebNode());
 
