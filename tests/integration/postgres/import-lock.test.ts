@@ -1,9 +1,10 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { setTimeout as delay } from "node:timers/promises";
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrateToLatest } from "../../../server/db/migrate";
 import type { Database } from "../../../server/db/schema";
 import { acquireImportLock, currentImport, ImportBusyError } from "../../../server/pipeline/engine/lock";
 import { PROJECT_ROOT } from "../../helpers/paths";
@@ -23,9 +24,7 @@ function node(): Kysely<Database> {
 beforeAll(async () => {
   cluster = await startPostgresCluster();
   database = await createPostgresDatabase(cluster.url);
-  // The lock's table as migration 0007 creates it.
-  await sql`create table import_lock (id integer primary key check (id = 1), holder text not null, source text,
-    started_at text not null, heartbeat_at text not null)`.execute(node());
+  await migrateToLatest(node());
 });
 
 afterAll(async () => {
