@@ -41,6 +41,8 @@ export interface TestAppOptions {
   now?: () => Date;
   logger?: Logger;
   pageCache?: PageCache | null;
+  /** The database kind, whatever the project runs on (the parity test opens one of each). */
+  adapter?: "sqlite" | "postgres";
 }
 
 /** Which database the integration tests run on: the integration-pg project sets THREAT_RADAR_TEST_DB=postgres. */
@@ -116,7 +118,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     throw new Error("No client build: run `npm run build` before the integration tests (npm test does).");
   }
   const env = loadEnv({ NODE_ENV: "test", LOG_LEVEL: "silent", ...options.env });
-  const { database, web, store, cleanup } = testDatabaseKind() === "postgres" ? await openPostgresTestDatabase(options, env) : await openSqliteTestDatabase(options, env);
+  const kind = options.adapter ?? testDatabaseKind();
+  const { database, web, store, cleanup } = kind === "postgres" ? await openPostgresTestDatabase(options, env) : await openSqliteTestDatabase(options, env);
   // As in production, extraction runs on a worker thread.
   const extractPool = createExtractPool();
   const renderer = createSsrRenderer({ loadPage: loadPageOnServer, rootLoader: rootLoaderOnServer, pages: options.pages });
