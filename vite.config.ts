@@ -34,6 +34,11 @@ const SERVER_ENTRIES = {
   backup: "scripts/backup.ts",
 };
 
+/** Integration tests that also run on PostgreSQL (project integration-pg); tests/integration/README.md lists the others and why. */
+const POSTGRES_INTEGRATION_TESTS = [
+  "tests/integration/cve-radar/list.test.ts",
+];
+
 export default defineConfig(({ isSsrBuild }) => ({
   plugins: [react(), buildInfo()],
   publicDir: "public",
@@ -68,6 +73,18 @@ export default defineConfig(({ isSsrBuild }) => ({
           name: "integration",
           include: ["tests/integration/**/*.test.{ts,tsx}"],
           globalSetup: ["tests/integration/setup/snapshot-database.ts"],
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
+        // The same integration tests on PostgreSQL (tests/integration/README.md says which run and why the others do not).
+        extends: true,
+        test: {
+          name: "integration-pg",
+          include: POSTGRES_INTEGRATION_TESTS,
+          env: { THREAT_RADAR_TEST_DB: "postgres" },
+          globalSetup: ["tests/integration/setup/snapshot-database.ts", "tests/integration/setup/postgres.ts"],
           testTimeout: 120_000,
           hookTimeout: 300_000,
         },

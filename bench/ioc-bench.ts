@@ -39,7 +39,7 @@ async function mostCommon(db: Kysely<Database>, column: "malware_family" | "thre
 
 async function topTag(db: Kysely<Database>): Promise<string> {
   const { rows } = await sql<{ tag: string }>`
-    select t.name as tag from indicator_tags it join tags t on t.id = it.tag_id group by it.tag_id order by count(*) desc limit 1`.execute(db);
+    select min(t.name) as tag from indicator_tags it join tags t on t.id = it.tag_id group by it.tag_id order by count(*) desc limit 1`.execute(db);
   return rows[0]?.tag ?? "";
 }
 

@@ -26,7 +26,7 @@ import { healthRoutes } from "./http/health";
 import { createMetrics } from "./metrics/metrics";
 import { pageHandler } from "./http/pages";
 import { payloadHandler } from "./http/payload";
-import { apiRateLimit, pageRateLimit } from "./http/rate-limit";
+import { apiRateLimit, pageRateLimit, type RateLimitStores } from "./http/rate-limit";
 import type { RequestContext } from "./http/request-context";
 import { requestScope } from "./http/request-scope";
 import { shedHandler } from "./http/shed";
@@ -60,6 +60,12 @@ export interface AppDependencies {
   pageCache?: PageCache | null;
   /** Set while the server shuts down: responses then close their connection. */
   isShuttingDown?: () => boolean;
+  /**
+   * Where rate-limit hits are counted: by default in this process's memory
+   * (SQLite, one node); on PostgreSQL, a table every node shares, written
+   * through a pool of its own (the read pool refuses writes).
+   */
+  rateLimitStores?: RateLimitStores;
 }
 
 /** Builds the Express application. It never listens: server/index.ts does, and tests use it directly. */
@@ -76,6 +82,7 @@ export function createApp(deps: AppDependencies): Express {
   const overview = (at: Date) => queryHomeOverview({ db, cves, cached: homeCache, pipelineConfig: deps.pipelineConfig }, at);
   const requestContext = (res: express.Response): RequestContext => ({ db, now, cves, iocs, overview, forcedError: res.locals.forcedError });
   const limits = { windowMs: env.RATE_LIMIT_WINDOW_MS };
+  const limitStores = deps.rateLimitStores;
   // Development renders from changing sources: nothing is kept.
   const pageCache =
     deps.pageCache !== undefined
@@ -140,7 +147,7 @@ export function createApp(deps: AppDependencies): Express {
   }
 
   const api = express.Router();
-  api.use(apiRateLimit({ ...limits, limit: env.RATE_LIMIT_API_MAX }));
+  api.use(apiRateLimit({ ...limits, limit: env.RATE_LIMIT_API_MAX, store: limitStores?.("api") }));
   api.use(admission.middleware);
   api.use(express.json({ limit: "1mb" }));
   api.use("/v1", cveRoutes({ db, cves, now, logger, siteUrl: env.SITE_URL }));
@@ -155,7 +162,7 @@ export function createApp(deps: AppDependencies): Express {
       botCheck: env.RECAPTCHA_SITE_KEY
         ? { secret: env.RECAPTCHA_SECRET_KEY ?? "", verifyUrl: env.RECAPTCHA_VERIFY_URL, minScore: env.RECAPTCHA_MIN_SCORE }
         : undefined,
-      rateLimit: { windowMs: env.RATE_LIMIT_WINDOW_MS, lookupMax: env.RATE_LIMIT_LOOKUP_MAX },
+      rateLimit: { windowMs: env.RATE_LIMIT_WINDOW_MS, lookupMax: env.RATE_LIMIT_LOOKUP_MAX, store: limitStores?.("lookup") },
     }),
   );
   api.use("/v1", createSourcesRouter({ db, now, config: deps.pipelineConfig }));
@@ -167,7 +174,7 @@ export function createApp(deps: AppDependencies): Express {
   // Pages match their paths themselves (React Router), so Express never decodes a path here:
   // an undecodable one reaches the router and gets the error screen like any unknown page.
   const pageRoute = express.Router();
-  pageRoute.use(pageRateLimit({ ...limits, limit: env.RATE_LIMIT_PAGES_MAX }));
+  pageRoute.use(pageRateLimit({ ...limits, limit: env.RATE_LIMIT_PAGES_MAX, store: limitStores?.("pages") }));
   if (pageCache) pageRoute.use(cachedDocuments({ store: pageCache, scope: cacheScope }));
   pageRoute.use(admission.middleware);
   pageRoute.use((req, res, next) => (req.method === "GET" || req.method === "HEAD" ? payloads(req, res, next) : next()));

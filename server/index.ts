@@ -1,15 +1,19 @@
 import { resolve } from "node:path";
 import type { Server } from "node:http";
-import { createApp } from "./app";
+import type { Express } from "express";
+import { createApp, type AppDependencies } from "./app";
 import { ConfigError, loadEnv } from "./config/env";
-import { openSqliteDatabase } from "./db/connection";
 import { migrateToLatest } from "./db/migrate";
-import { openSqliteWebDatabase } from "./db/sqlite/web-database";
+import { createPostgresPool, postgresKysely } from "./db/postgres/pool";
+import { databaseTarget, openDatabase, openWebDatabase } from "./db/target";
 import { createExtractPool } from "./ioc/extract-pool";
 import { listen, ListenError } from "./http/listen";
+import { postgresRateLimitStores, type RateLimitTables } from "./http/postgres-rate-limit-store";
+import { createWorkerApp } from "./http/worker-app";
 import { createLogger } from "./logger";
 import { loadPipelineConfig, PipelineConfigError } from "./pipeline/config";
 import { recordCrashedImport } from "./pipeline/run";
+import { runsImports, servesSite } from "./runtime/role";
 import { childProcessRunner } from "./pipeline/runner";
 import { startScheduler } from "./pipeline/scheduler";
 import { loadPageOnServer, rootLoaderOnServer } from "./pages/loaders";
@@ -27,70 +31,56 @@ async function main(): Promise<void> {
   const dev = process.argv.includes("--dev");
   const logger = createLogger(env.LOG_LEVEL, env.LOG_FORMAT);
 
-  const databasePath = resolve(env.DATABASE_PATH);
-  const migrations = openSqliteDatabase(databasePath);
-  const applied = await migrateToLatest(migrations.db);
-  if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
-  await migrations.close();
-  const web = openSqliteWebDatabase({ path: databasePath, threads: env.DATABASE_READ_THREADS, queryTimeoutMs: env.QUERY_TIMEOUT_MS });
-  const extractPool = createExtractPool();
-  let shuttingDown = false;
-  const common = {
-    env,
-    db: web.db,
-    dataVersion: web.dataVersion,
-    extract: extractPool.extract,
-    logger,
-    pipelineConfig,
-    isShuttingDown: () => shuttingDown,
-  };
-
-  const routePatterns = pageRoutes.map((page) => page.path);
-  let app;
-  if (dev) {
-    const { createServer } = await import("vite");
-    const vite = await createServer({ server: { middlewareMode: true }, appType: "custom" });
-    // Builds the route table now: a route naming unknown middleware stops the start, not the first request.
-    const getRenderer = await devRendererSource(vite, rendererOptions);
-    app = createApp({
-      ...common,
-      vite,
-      getRenderer,
-      routePatterns,
-      assets: devClientAssets,
-      build: { id: "development", timestamp: Date.now() },
-    });
-  } else {
-    const clientDir = resolve(DIST, "client");
-    const renderer = await loadBuiltRenderer(resolve(DIST, "server"), rendererOptions);
-    app = createApp({
-      ...common,
-      getRenderer: async () => renderer,
-      routePatterns: renderer.routePatterns,
-      assets: readClientAssets(clientDir, pageRoutes),
-      build: readBuildInfo(clientDir),
-      clientDir,
-    });
+  const target = databaseTarget(env);
+  const migrations = openDatabase(target);
+  try {
+    const applied = await migrateToLatest(migrations.db);
+    if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
+  } finally {
+    await migrations.close();
   }
+  const role = env.SERVER_ROLE;
+  // A worker reads only for /readyz and its schedule: one read thread is plenty.
+  const readThreads = env.DATABASE_READ_THREADS ?? (servesSite(role) ? undefined : 1);
+  const web = await openWebDatabase(target, { readThreads, queryTimeoutMs: env.QUERY_TIMEOUT_MS, logger });
+  const extractPool = servesSite(role) ? createExtractPool() : null;
+  // On PostgreSQL every web node counts rate-limit hits in one table; the read pool refuses writes, so it gets a pool of its own.
+  const limitCounters = servesSite(role) && target.kind === "postgres" ? openRateLimitDatabase(target.url) : null;
+  let shuttingDown = false;
+  const app = extractPool
+    ? await createSiteApp({
+        env,
+        db: web.db,
+        dataVersion: web.dataVersion,
+        extract: extractPool.extract,
+        logger,
+        pipelineConfig,
+        isShuttingDown: () => shuttingDown,
+        rateLimitStores: limitCounters ? postgresRateLimitStores(limitCounters) : undefined,
+      }, dev)
+    : createWorkerApp(web.db);
 
   const server: Server = await listen(app, env.PORT, env.HOST);
-  logger.info({ port: env.PORT, host: env.HOST, dev }, `listening on http://${env.HOST}:${env.PORT}`);
+  logger.info({ port: env.PORT, host: env.HOST, dev, role }, `listening on http://${env.HOST}:${env.PORT}`);
   // Imports run in a process of their own; the scheduler only reads the sources' state (and records a crash).
   // Started once the server listens: a server that cannot start must not leave an import running.
-  const scheduler = startScheduler({
-    db: web.db,
-    config: pipelineConfig,
-    logger,
-    runner: childProcessRunner({ databasePath, env: process.env, logger }),
-    recordCrash: async (source, message, at) => {
-      const writer = openSqliteDatabase(databasePath);
-      try {
-        await recordCrashedImport(writer.db, source, message, at);
-      } finally {
-        await writer.close();
-      }
-    },
-  });
+  if (!runsImports(role)) logger.info({ role }, "no import schedule here: SERVER_ROLE=web leaves imports to a worker");
+  const scheduler = runsImports(role)
+    ? startScheduler({
+        db: web.db,
+        config: pipelineConfig,
+        logger,
+        runner: childProcessRunner({ databasePath: target.kind === "sqlite" ? target.path : null, env: process.env, logger }),
+        recordCrash: async (source, message, at) => {
+          const writer = openDatabase(target);
+          try {
+            await recordCrashedImport(writer.db, source, message, at);
+          } finally {
+            await writer.close();
+          }
+        },
+      })
+    : null;
 
   const shutdown = (signal: string) => {
     if (shuttingDown) return;
@@ -103,8 +93,8 @@ async function main(): Promise<void> {
     sweep.unref();
     server.close(async () => {
       clearInterval(sweep);
-      await scheduler.stop();
-      await Promise.all([web.close(), extractPool.close()]);
+      await scheduler?.stop();
+      await Promise.all([web.close(), extractPool?.close(), limitCounters?.destroy()]);
       logger.info("stopped");
       process.exit(0);
     });
@@ -112,6 +102,47 @@ async function main(): Promise<void> {
   };
   process.on("SIGTERM", () => shutdown("SIGTERM"));
   process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+type SiteDependencies = Pick<AppDependencies, "env" | "db" | "dataVersion" | "extract" | "logger" | "pipelineConfig" | "isShuttingDown" | "rateLimitStores">;
+
+/** Connections for the shared rate-limit counters: one short upsert per request each. */
+const RATE_LIMIT_POOL_SIZE = 4;
+
+function openRateLimitDatabase(url: string) {
+  const pool = createPostgresPool({ url, size: RATE_LIMIT_POOL_SIZE, applicationName: "threat-radar rate limits" });
+  // An idle connection the server dropped: the pool replaces it on the next query.
+  pool.on("error", () => undefined);
+  return postgresKysely<RateLimitTables>(pool);
+}
+
+/** The site (pages, API, static files): rendered by Vite's module graph in development, the built bundle otherwise. */
+async function createSiteApp(common: SiteDependencies, dev: boolean): Promise<Express> {
+  const routePatterns = pageRoutes.map((page) => page.path);
+  if (dev) {
+    const { createServer } = await import("vite");
+    const vite = await createServer({ server: { middlewareMode: true }, appType: "custom" });
+    // Builds the route table now: a route naming unknown middleware stops the start, not the first request.
+    const getRenderer = await devRendererSource(vite, rendererOptions);
+    return createApp({
+      ...common,
+      vite,
+      getRenderer,
+      routePatterns,
+      assets: devClientAssets,
+      build: { id: "development", timestamp: Date.now() },
+    });
+  }
+  const clientDir = resolve(DIST, "client");
+  const renderer = await loadBuiltRenderer(resolve(DIST, "server"), rendererOptions);
+  return createApp({
+    ...common,
+    getRenderer: async () => renderer,
+    routePatterns: renderer.routePatterns,
+    assets: readClientAssets(clientDir, pageRoutes),
+    build: readBuildInfo(clientDir),
+    clientDir,
+  });
 }
 
 main().catch((error: unknown) => {

@@ -90,8 +90,8 @@ const NEWEST = sql.raw("last_seen desc nulls last, id asc");
 
 async function iocPicks(db: Kysely<Database>): Promise<IocPicks> {
   const [family, tag, source, ipv4, host, domain] = await Promise.all([
-    first(sql<{ v: string }>`select malware_family as v from indicators where malware_family is not null group by lower(malware_family) order by count(*) desc, v limit 1`.execute(db)),
-    first(sql<{ v: string }>`select t.name as v from indicator_tags it join tags t on t.id = it.tag_id group by it.tag_id order by count(*) desc, v limit 1`.execute(db)),
+    first(sql<{ v: string }>`select min(malware_family) as v from indicators where malware_family is not null group by lower(malware_family) order by count(*) desc, v limit 1`.execute(db)),
+    first(sql<{ v: string }>`select min(t.name) as v from indicator_tags it join tags t on t.id = it.tag_id group by it.tag_id order by count(*) desc, v limit 1`.execute(db)),
     first(sql<{ v: string }>`select source as v from indicator_sightings group by source order by count(*) desc, source limit 1`.execute(db)),
     first(sql<{ v: string }>`select value as v from indicators where type = 'ipv4' order by ${NEWEST} limit 1`.execute(db)),
     first(sql<{ v: string }>`select host as v from indicators where host is not null group by host order by count(*) desc, v limit 1`.execute(db)),
@@ -184,7 +184,7 @@ async function boundedCveExport(db: Kysely<Database>): Promise<string | null> {
 /** The largest malware family under EXPORT_ROWS_MAX indicators, with the type it has most of (blocklists list one type). */
 async function boundedIocExport(db: Kysely<Database>): Promise<{ search: string; blocklist: string } | null> {
   const family = await first(sql<{ family: string }>`
-    select malware_family as family from indicators where malware_family is not null group by lower(malware_family)
+    select min(malware_family) as family from indicators where malware_family is not null group by lower(malware_family)
     having count(*) <= ${EXPORT_ROWS_MAX} order by count(*) desc, family limit 1`.execute(db));
   if (!family) return null;
   const type = await first(sql<{ type: string }>`

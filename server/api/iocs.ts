@@ -9,6 +9,7 @@ import type { IocListRow } from "../../shared/ioc-radar/list-types";
 import { LOOKUP_MAX_BYTES, LOOKUP_MAX_INDICATORS } from "../../shared/ioc-radar/lookup-types";
 import { csvRow } from "../../shared/util/csv";
 import type { Database } from "../db/schema";
+import type { Store } from "express-rate-limit";
 import { apiRateLimit } from "../http/rate-limit";
 import { asIndicator, INDICATOR_COLUMNS, orderedIndicators, sightingsOf, toListRows, type IndicatorRow } from "../ioc/list";
 import { TooManyIndicatorsError } from "../ioc/lookup";
@@ -47,7 +48,7 @@ export interface IocRoutesOptions {
   siteUrl?: string;
   /** Set when the bot check is configured (site key and secret). */
   botCheck?: BotCheckConfig;
-  rateLimit: { windowMs: number; lookupMax: number };
+  rateLimit: { windowMs: number; lookupMax: number; store?: Store };
 }
 
 /** `/api/v1/iocs`: the list with the page's filters, statistics, one indicator, bulk lookup, exports and an Atom feed. */
@@ -202,7 +203,7 @@ export function iocRoutes({ db, iocs, now, logger, siteUrl, botCheck, rateLimit 
 
   router.post(
     "/iocs/lookup",
-    apiRateLimit({ windowMs: rateLimit.windowMs, limit: rateLimit.lookupMax }),
+    apiRateLimit({ windowMs: rateLimit.windowMs, limit: rateLimit.lookupMax, store: rateLimit.store }),
     express.text({ type: "text/plain", limit: LOOKUP_MAX_BYTES }),
     async (req, res) => {
       const { text, token } = lookupInput(req);

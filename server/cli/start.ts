@@ -1,5 +1,5 @@
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { ConfigError, loadCliEnv, type CliEnv } from "./cli-env";
+import { ConfigError, loadCliEnv, type CliEnv } from "../config/cli-env";
 
 const HELP = { help: { type: "boolean", short: "h" } } as const;
 

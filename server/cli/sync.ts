@@ -5,7 +5,8 @@ import pino from "pino";
 import { migrateToLatest } from "../db/migrate";
 import { loadPipelineConfig, PipelineConfigError } from "../pipeline/config";
 import { ImportBusyError } from "../pipeline/engine/lock";
-import { openSqliteImportStore } from "../pipeline/engine/store";
+import { databaseTarget, describeTarget } from "../db/target";
+import { openImportStore } from "../pipeline/engine/store";
 import type { ImportOutcome } from "../pipeline/run";
 import { SOURCES } from "../pipeline/sources";
 import { syncSources } from "../pipeline/sync";
@@ -17,14 +18,14 @@ const USAGE = `Usage: npm run sync -- [--source NAME]... [--mirror DIR] [--db PA
 Imports every enabled source (or only the named ones) into the database.
   --source NAME   a source to import; repeat for several (${SOURCES.map((s) => s.name).join(", ")})
   --mirror DIR    read every source from DIR instead of the network (docs/sync.md lists the file names)
-  --db PATH       SQLite file (default: $DATABASE_PATH or ./data/threat-radar.sqlite)
+  --db PATH       SQLite file (default: $DATABASE_URL if set, else $DATABASE_PATH or ./data/threat-radar.sqlite)
   --wait          when another import is running, wait for it instead of exiting with code ${3}
   --rejects FILE  also write every rejected record's location and reason to FILE
 
 Exit codes: 0 imported (or nothing to do), 1 a source failed, 2 bad usage or configuration,
 3 another import is running.
 
-Environment: DATABASE_PATH, LOG_LEVEL (default info), SYNC_MIRROR_DIR, NVD_API_KEY,
+Environment: DATABASE_URL, DATABASE_PATH, LOG_LEVEL (default info), SYNC_MIRROR_DIR, NVD_API_KEY,
 SYNC_MISP_EVENTS_PER_RUN, SOURCE_<NAME>_URL, SOURCE_<NAME>_ENABLED, HTTPS_PROXY (see the README).`;
 
 const BUSY_EXIT_CODE = 3;
@@ -64,8 +65,8 @@ if (mirrorDir) {
 const display = createProgressDisplay(names);
 const logger = pino({ level: env.LOG_LEVEL, base: undefined }, display.logStream);
 
-const dbPath = values.db ?? env.DATABASE_PATH;
-const store = openSqliteImportStore(dbPath);
+const target = values.db ? databaseTarget({ ...env, DATABASE_PATH: values.db, DATABASE_URL: undefined }) : databaseTarget(env);
+const store = openImportStore(target);
 const abort = new AbortController();
 process.once("SIGINT", () => abort.abort(new Error("interrupted (SIGINT)")));
 process.once("SIGTERM", () => abort.abort(new Error("terminated (SIGTERM)")));
@@ -107,7 +108,7 @@ if (busy) {
   process.exit(BUSY_EXIT_CODE);
 }
 
-console.log(`\nDatabase: ${dbPath}`);
+console.log(`\nDatabase: ${describeTarget(target)}`);
 console.table(
   outcomes.map((o) => ({
     source: o.source,

@@ -1,6 +1,7 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import type { PublicConfig } from "../../shared/config/public-config";
+import { SERVER_ROLES } from "../runtime/role";
 
 const commaList = z
   .string()
@@ -73,6 +74,11 @@ function isCidr(item: string): boolean {
   }
 }
 
+/** A libpq-style connection URL; only the scheme is checked here, the driver reads the rest. */
+const postgresUrl = z.string().refine((value) => /^postgres(ql)?:\/\//.test(value) && URL.canParse(value), {
+  message: "must be a postgres:// or postgresql:// URL (postgres://user:password@host:5432/database)",
+});
+
 const baseUrl = z.string().refine((value) => value.startsWith("/") || URL.canParse(value), {
   message: "must be a path starting with / or an absolute URL",
 });
@@ -86,6 +92,12 @@ export const envSchema = z.object({
   HOST: z.string().min(1).default("0.0.0.0"),
   PORT: wholeNumber(1, 65535).default(3000),
   DATABASE_PATH: z.string().min(1).default("./data/threat-radar.sqlite"),
+  /** Set: the data lives in this PostgreSQL database, and DATABASE_PATH is not used. */
+  DATABASE_URL: postgresUrl.optional(),
+  /** Connections each web process opens to PostgreSQL at most. */
+  DATABASE_POOL_SIZE: wholeNumber(1, 1000).default(10),
+  /** all: serve and import (one node); web: serve only; worker: import only, answering /healthz and /readyz. */
+  SERVER_ROLE: z.enum(SERVER_ROLES).default("all"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   /** auto: pretty on a terminal, JSON lines otherwise (a file, a pipe, journald, a container log). */
   LOG_FORMAT: z.enum(["auto", "pretty", "json"]).default("auto"),

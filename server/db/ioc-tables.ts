@@ -24,53 +24,55 @@ export async function createIocTables(db: Kysely<any>, suffix: string, indexSuff
   const dialect = dialectOf(db);
   const compact = sql.raw(dialect.compactTableSuffix);
   const identity = sql.raw(dialect.identityColumn);
+  const text = sql.raw(dialect.textType);
+  const integer = sql.raw(dialect.integerType);
   await sql`
     create table ${sql.table(`indicators${suffix}`)} (
       id ${identity},
-      type text not null,
-      value text not null,
-      host text,
-      domain text,
-      first_seen text,
-      last_seen text,
-      listed_since text not null,
-      threat_type text,
-      malware_family text,
-      confidence integer,
-      source_count integer not null default 0
+      type ${text} not null,
+      value ${text} not null,
+      host ${text},
+      domain ${text},
+      first_seen ${text},
+      last_seen ${text},
+      listed_since ${text} not null,
+      threat_type ${text},
+      malware_family ${text},
+      confidence ${integer},
+      source_count ${integer} not null default 0
     )`.execute(db);
   // The merge's conflict target: it exists from the start, the other indexes come after a bulk fill.
   await sql`create unique index ${sql.id(`indicators_value_idx${indexSuffix}`)} on ${sql.table(`indicators${suffix}`)} (value, type)`.execute(db);
   await sql`
     create table ${sql.table(`indicator_sightings${suffix}`)} (
-      indicator_id integer not null,
-      source text not null,
-      variant integer not null,
-      port integer,
-      raw_value text,
-      first_seen text,
-      last_seen text,
-      listed_since text not null,
-      delisted_at text,
-      threat_type text,
-      malware_family text,
-      tags text,
-      confidence integer,
-      reporter text,
-      reference_id integer,
+      indicator_id ${integer} not null,
+      source ${text} not null,
+      variant ${integer} not null,
+      port ${integer},
+      raw_value ${text},
+      first_seen ${text},
+      last_seen ${text},
+      listed_since ${text} not null,
+      delisted_at ${text},
+      threat_type ${text},
+      malware_family ${text},
+      tags ${text},
+      confidence ${integer},
+      reporter ${text},
+      reference_id ${integer},
       primary key (indicator_id, source, variant)
     ) ${compact}`.execute(db);
   await sql`
     create table ${sql.table(`indicator_tags${suffix}`)} (
-      tag_id integer not null,
-      indicator_id integer not null,
+      tag_id ${integer} not null,
+      indicator_id ${integer} not null,
       primary key (tag_id, indicator_id)
     ) ${compact}`.execute(db);
   await sql`
     create table ${sql.table(`indicator_cves${suffix}`)} (
-      cve_id text not null,
-      indicator_id integer not null,
-      source text not null,
+      cve_id ${text} not null,
+      indicator_id ${integer} not null,
+      source ${text} not null,
       primary key (cve_id, indicator_id, source)
     ) ${compact}`.execute(db);
   await dialect.createValueSearchIndex(db, `indicators${suffix}`);

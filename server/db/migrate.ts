@@ -9,6 +9,7 @@ import * as m0006 from "./migrations/0006-ioc-radar-indexes";
 import * as m0007 from "./migrations/0007-schema-v2";
 import * as m0008 from "./migrations/0008-indicator-stats";
 import * as m0009 from "./migrations/0009-cve-kev-sort-indexes";
+import * as m0010 from "./migrations/0010-data-version-notify";
 
 /**
  * Migrations are listed here rather than discovered on disk so that they work
@@ -24,6 +25,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0007-schema-v2": m0007,
   "0008-indicator-stats": m0008,
   "0009-cve-kev-sort-indexes": m0009,
+  "0010-data-version-notify": m0010,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

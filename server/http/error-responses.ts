@@ -1,4 +1,5 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
+import { QUERY_CANCELED } from "../db/postgres/error-codes";
 import { QueryTimeoutError } from "../db/sqlite/read-pool";
 import { clientLeft, isClientGone } from "../runtime/request-scope";
 import { BUSY_MESSAGE, RETRY_AFTER_SECONDS } from "./shed";
@@ -35,7 +36,9 @@ export function settleRouteErrors(context: StaticHandlerContext, logger: Logger,
 }
 
 function isQueryTimeout(error: unknown): boolean {
-  return error instanceof QueryTimeoutError || (error instanceof Error && error.name === "QueryTimeoutError");
+  if (error instanceof QueryTimeoutError || (error instanceof Error && error.name === "QueryTimeoutError")) return true;
+  // PostgreSQL cancels a read that outlives statement_timeout itself.
+  return error instanceof Error && (error as { code?: unknown }).code === QUERY_CANCELED;
 }
 
 /** Unknown API paths answer JSON, never the HTML error screen. */

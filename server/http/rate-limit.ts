@@ -1,11 +1,16 @@
 import type { Request, RequestHandler } from "express";
-import { rateLimit } from "express-rate-limit";
+import { rateLimit, type Store } from "express-rate-limit";
 import { RATE_LIMIT_STATUS } from "../../shared/constants";
 
 interface LimitOptions {
   windowMs: number;
   limit: number;
+  /** Where hits are counted: this process's memory by default (one node, SQLite); PostgreSQL to share them across nodes. */
+  store?: Store;
 }
+
+/** Makes the store of one named limiter; none means each process counts in its own memory. */
+export type RateLimitStores = ((name: string) => Store) | undefined;
 
 /**
  * A request whose client has already gone has no address any more; there is
@@ -14,10 +19,13 @@ interface LimitOptions {
 const clientGone = (req: Request) => req.ip === undefined;
 
 /** API clients get a JSON 429 naming the limit. */
-export function apiRateLimit({ windowMs, limit }: LimitOptions): RequestHandler {
+export function apiRateLimit({ windowMs, limit, store }: LimitOptions): RequestHandler {
   return rateLimit({
     windowMs,
     limit,
+    store,
+    // A shared store that cannot be reached (PostgreSQL restarting) lets requests through rather than failing them.
+    passOnStoreError: true,
     standardHeaders: "draft-8",
     legacyHeaders: false,
     statusCode: RATE_LIMIT_STATUS,
@@ -34,10 +42,13 @@ export function apiRateLimit({ windowMs, limit }: LimitOptions): RequestHandler 
  * People get the 429 error screen: the request carries on to the page
  * renderer, flagged, and no page data is loaded for it.
  */
-export function pageRateLimit({ windowMs, limit }: LimitOptions): RequestHandler {
+export function pageRateLimit({ windowMs, limit, store }: LimitOptions): RequestHandler {
   return rateLimit({
     windowMs,
     limit,
+    store,
+    // A shared store that cannot be reached (PostgreSQL restarting) lets requests through rather than failing them.
+    passOnStoreError: true,
     standardHeaders: "draft-8",
     legacyHeaders: false,
     skip: clientGone,

@@ -292,7 +292,7 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
     };
 
     staging = store.openStaging(source);
-    staging.create(importer.staging);
+    await staging.create(importer.staging);
     let records = 0;
     for await (const result of options.read(ctx)) {
       signal.throwIfAborted();
@@ -300,6 +300,8 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
       if (result.ok) {
         records += 1;
         importer.stage(result.record, staging, records);
+        const backlog = staging.backlog();
+        if (backlog) await backlog;
         const date = options.recordDate?.(result.record) ?? null;
         if (date && (newest === null || date > newest)) newest = date;
       } else {
@@ -307,7 +309,7 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
       }
       emit();
     }
-    staging.flush();
+    await staging.flush();
     signal.throwIfAborted();
     rejections.log();
     if (filesRead === 0 && notModified > 0) {
@@ -373,7 +375,7 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
     if (retryAt) log.info({ retryAt }, "next attempt");
     return { source, status: "failed", counts: emptyCounts(), durationMs, error: message, failure: detail, recordCount: null };
   } finally {
-    staging?.dispose();
+    await staging?.dispose();
     if (tempDir) await rm(tempDir, { recursive: true, force: true });
   }
 }

@@ -23,8 +23,9 @@ export function inProcessRunner(options: Omit<SyncOptions, "signal">): ImportRun
 }
 
 export interface ChildProcessRunnerOptions {
-  databasePath: string;
-  /** The environment the pipeline reads (SOURCE_*, SYNC_*, proxies…); DATABASE_PATH is set from databasePath. */
+  /** The SQLite file (absolute), or null when DATABASE_URL in `env` names a PostgreSQL database. */
+  databasePath: string | null;
+  /** The environment the pipeline reads (SOURCE_*, SYNC_*, proxies…, DATABASE_URL); DATABASE_PATH is set from databasePath. */
   env: NodeJS.ProcessEnv;
   logger: Logger;
 }
@@ -40,7 +41,7 @@ export function childProcessRunner({ databasePath, env, logger }: ChildProcessRu
   return (source, signal) =>
     new Promise<ImportOutcome>((resolve, reject) => {
       const child = fork(entry.url, [source], {
-        env: { ...env, DATABASE_PATH: databasePath },
+        env: databasePath === null ? env : { ...env, DATABASE_PATH: databasePath },
         execArgv: entry.execArgv,
         stdio: ["ignore", "inherit", "inherit", "ipc"],
       });

@@ -79,7 +79,11 @@ export function startScheduler({ db, config, logger, runner, recordCrash, now = 
     due.set(name, new Date(Math.max(at, now().getTime())));
     const timer = setTimeout(() => {
       if (wait < delay) schedule(name, at);
-      else enqueue(name).catch((error: unknown) => log.error({ err: error, source: name }, "scheduled import failed"));
+      else
+        enqueue(name).catch((error: unknown) => {
+          // Another importer holding the lock is not a failure: drain() said so and scheduled a retry.
+          if (!(error instanceof ImportBusyError)) log.error({ err: error, source: name }, "scheduled import failed");
+        });
     }, wait);
     timer.unref();
     timers.set(name, timer);

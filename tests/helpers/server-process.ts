@@ -17,12 +17,24 @@ export interface ServerProcess {
   exited: Promise<number | null>;
 }
 
+export interface ServerProcessOptions {
+  /** Run the compiled server (dist/server/index.js, as production does) instead of the sources through tsx. */
+  built?: boolean;
+  /**
+   * Lead a process group of its own, so that killGroup() ends the server and its import process
+   * together, as a lost container or machine would.
+   */
+  group?: boolean;
+}
+
 /** Starts `server/index.ts` (production mode, built dist/) as a real process on a loopback port. */
-export function startServerProcess(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/index.ts"], {
+export function startServerProcess(env: Record<string, string>, options: ServerProcessOptions = {}): ServerProcess {
+  const args = options.built ? ["dist/server/index.js"] : ["--import", "tsx", "server/index.ts"];
+  const child = spawn(process.execPath, args, {
     cwd: PROJECT_ROOT,
     env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOST: "127.0.0.1", LOG_LEVEL: "info", SYNC_ENABLED: "false", ...env },
     stdio: ["ignore", "pipe", "pipe"],
+    detached: options.group ?? false,
   });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));

@@ -1,4 +1,5 @@
-import { SqliteAdapter, type Kysely } from "kysely";
+import { PostgresAdapter, SqliteAdapter, type Kysely } from "kysely";
+import { postgresDialect } from "./postgres";
 import { sqliteDialect } from "./sqlite";
 import type { SqlDialect } from "./types";
 
@@ -9,5 +10,6 @@ export { VALUE_SEARCH_MIN_LENGTH } from "./types";
 export function dialectOf(db: Kysely<any>): SqlDialect {
   const adapter = db.getExecutor().adapter;
   if (adapter instanceof SqliteAdapter) return sqliteDialect;
+  if (adapter instanceof PostgresAdapter) return postgresDialect;
   throw new Error(`no SQL dialect for ${adapter.constructor.name}`);
 }

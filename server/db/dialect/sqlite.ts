@@ -63,6 +63,8 @@ export const sqliteDialect: SqlDialect = {
   sortColumn: (column, direction) => `${column} ${direction}`,
   compactTableSuffix: "without rowid",
   identityColumn: "integer primary key",
+  textType: "text",
+  integerType: "integer",
 
   async createCveSearchIndex(db) {
     await createExternalContentIndex(db, {
@@ -85,6 +87,12 @@ export const sqliteDialect: SqlDialect = {
       .raw(`create virtual table ${table}_fts using fts5(value, content='', contentless_delete=1, detail=none, tokenize='trigram')`)
       .execute(db);
   },
+
+  async addToValueSearchIndex(db, table, afterId) {
+    await sql`insert into ${sql.table(`${table}_fts`)} (rowid, value) select id, value from ${sql.table(table)} where id > ${afterId}`.execute(db);
+  },
+
+  async analyzeTable() {},
 
   async analyze(db) {
     await sql`pragma optimize`.execute(db);

@@ -28,11 +28,27 @@ export interface SqlDialect {
   sortColumn(column: string, direction: "asc" | "desc"): string;
   /** `without rowid` for tables whose primary key is their whole point (SQLite); nothing elsewhere. */
   readonly compactTableSuffix: string;
+  /**
+   * The type of text columns. PostgreSQL's is collated "C": SQLite orders and
+   * compares text byte by byte, and so must every sort, range and group of
+   * the other dialect, whatever the database's default collation is.
+   */
+  readonly textType: string;
+  /** The type of integer columns: 64 bits, as SQLite's are (sighting variants are 48-bit hashes). */
+  readonly integerType: string;
   /** An integer key the database assigns: SQLite's rowid itself, PostgreSQL's identity column. */
   readonly identityColumn: string;
 
   createCveSearchIndex(db: Kysely<any>): Promise<void>;
   createValueSearchIndex(db: Kysely<any>, table: string): Promise<void>;
+  /** Adds the values of `table`'s rows with ids above `afterId` to its value search index (PostgreSQL's GIN index keeps itself). */
+  addToValueSearchIndex(db: Kysely<any>, table: string, afterId: number): Promise<void>;
+  /**
+   * Refreshes the statistics of one table inside a merge's transaction, after
+   * it grew a lot: PostgreSQL would otherwise plan the next statements for
+   * the table as it was (empty, on a first import). SQLite plans by its indexes.
+   */
+  analyzeTable(db: Kysely<any>, table: string): Promise<void>;
   /** Refreshes the planner's statistics after an import changed much. */
   analyze(db: Kysely<any>): Promise<void>;
 }

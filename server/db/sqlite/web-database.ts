@@ -1,20 +1,18 @@
 import { Kysely } from "kysely";
 import type { Database } from "../schema";
-import type { DataVersion } from "../versioned-cache";
+import type { WebDatabase } from "../web-database";
 import { SqliteDataVersion } from "./data-version";
 import { readPoolDialect, SqliteReadPool, type ReadPoolOptions } from "./read-pool";
 
-/** What the web process reads through. */
-export interface WebDatabase {
-  /** Queries run on the read pool's worker threads, never on the main thread. */
-  db: Kysely<Database>;
-  dataVersion: DataVersion;
+export type { WebDatabase } from "../web-database";
+
+/** SQLite's read side: queries run on the read pool's worker threads, never on the main thread. */
+export interface SqliteWebDatabase extends WebDatabase {
   readPool: SqliteReadPool;
-  close(): Promise<void>;
 }
 
 /** The read side of an existing, migrated SQLite database. */
-export function openSqliteWebDatabase(options: ReadPoolOptions): WebDatabase {
+export function openSqliteWebDatabase(options: ReadPoolOptions): SqliteWebDatabase {
   const readPool = new SqliteReadPool(options);
   const version = new SqliteDataVersion(options.path);
   const db = new Kysely<Database>({ dialect: readPoolDialect(readPool) });

@@ -1,35 +1,15 @@
 import { hostname } from "node:os";
 import { sql, type Kysely } from "kysely";
+import { isPostgres } from "../../db/is-postgres";
 import type { Database } from "../../db/schema";
+import { ImportBusyError, lockHolderName, type ImportLock, type LockHolder } from "./lock-holder";
+import { acquirePostgresImportLock, currentPostgresImport } from "./postgres-lock";
 
 /** A lock whose holder stopped refreshing it for this long is considered abandoned. */
 export const LOCK_STALE_MS = 120_000;
 const HEARTBEAT_MS = 20_000;
 
-export interface LockHolder {
-  holder: string;
-  source: string | null;
-  startedAt: string;
-}
-
-/** Another import runs: who, what and since when, for the message that says so. */
-export class ImportBusyError extends Error {
-  override name = "ImportBusyError";
-  constructor(readonly running: LockHolder) {
-    super(`another import is running: ${running.holder}, ${running.source ?? "starting"}, since ${running.startedAt}`);
-  }
-}
-
-export interface ImportLock {
-  /** Says which source is being imported now (shown to whoever finds the lock taken). */
-  setSource(source: string | null): Promise<void>;
-  release(): Promise<void>;
-}
-
-/** This process, as the lock names it. */
-export function lockHolderName(): string {
-  return `pid ${process.pid} on ${hostname()}`;
-}
+export { ImportBusyError, lockHolderName, type ImportLock, type LockHolder } from "./lock-holder";
 
 function isAlive(pid: number): boolean {
   try {
@@ -48,11 +28,13 @@ function abandoned(row: { holder: string; heartbeat_at: string }, now: number): 
 }
 
 /**
- * One import at a time, across processes: a single row in `import_lock`,
- * taken in one statement and refreshed by a heartbeat. A holder that died
- * (kill -9) is recognised by its pid (same host) or its stale heartbeat.
+ * One import at a time, across processes. On SQLite: a single row in
+ * `import_lock`, taken in one statement and refreshed by a heartbeat; a
+ * holder that died (kill -9) is recognised by its pid (same host) or its
+ * stale heartbeat. On PostgreSQL: an advisory lock (./postgres-lock.ts).
  */
 export async function acquireImportLock(db: Kysely<Database>, now: () => Date = () => new Date()): Promise<ImportLock> {
+  if (isPostgres(db)) return acquirePostgresImportLock(db, now);
   const holder = lockHolderName();
   const stamp = () => now().toISOString();
   // Write-locked from its first statement, so two processes cannot both see the lock free.
@@ -94,6 +76,7 @@ export async function acquireImportLock(db: Kysely<Database>, now: () => Date = 
 
 /** The running import, if any (for /api/v1/sources and the CLI's message). */
 export async function currentImport(db: Kysely<Database>, now: Date = new Date()): Promise<LockHolder | null> {
+  if (isPostgres(db)) return currentPostgresImport(db);
   const row = await db.selectFrom("import_lock").selectAll().where("id", "=", 1).executeTakeFirst();
   if (!row || abandoned(row, now.getTime())) return null;
   return { holder: row.holder, source: row.source, startedAt: row.started_at };

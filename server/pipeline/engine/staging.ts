@@ -16,13 +16,19 @@ export interface StagingOut {
 
 export interface StagingArea extends StagingOut {
   /** Creates the tables, empty. */
-  create(tables: readonly StagingTable[]): void;
+  create(tables: readonly StagingTable[]): Promise<void>;
+  /**
+   * Resolves when the area can take more rows: null when it writes as it goes
+   * (SQLite), a promise while written chunks are still on their way to a
+   * database server, so the reader waits instead of buffering without bound.
+   */
+  backlog(): Promise<void> | null;
   /** Writes the rows still buffered. */
-  flush(): void;
+  flush(): Promise<void>;
   /** Rows written so far, per table. */
   readonly written: ReadonlyMap<string, number>;
   /** Removes the tables and the scratch file. */
-  dispose(): void;
+  dispose(): Promise<void>;
 }
 
 /**
@@ -62,7 +68,7 @@ export function openSqliteStaging(sqlite: SQLite.Database, path: string): Stagin
 
   return {
     written,
-    create(tables) {
+    async create(tables) {
       for (const { name, columns } of tables) {
         sqlite.exec(`drop table if exists staging.${name}`);
         sqlite.exec(`create table staging.${name} (${columns.map(([column, type]) => `${column} ${type}`).join(", ")})`);
@@ -77,10 +83,11 @@ export function openSqliteStaging(sqlite: SQLite.Database, path: string): Stagin
       rows.push(values as unknown[]);
       if (rows.length >= CHUNK_ROWS) flushTable(table);
     },
-    flush() {
+    backlog: () => null,
+    async flush() {
       for (const table of buffers.keys()) flushTable(table);
     },
-    dispose() {
+    async dispose() {
       inserts.clear();
       if (sqlite.open) sqlite.exec("detach database staging");
       for (const file of [path, `${path}-journal`]) rmSync(file, { force: true });

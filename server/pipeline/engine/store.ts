@@ -5,6 +5,9 @@ import { Kysely, sql, SqliteDialect } from "kysely";
 import { dialectOf, type SqlDialect } from "../../db/dialect";
 import type { Database } from "../../db/schema";
 import { applyWritePragmas } from "../../db/sqlite/pragmas";
+import { createPostgresPool, postgresKysely } from "../../db/postgres/pool";
+import type { DatabaseTarget } from "../../db/target";
+import { openPostgresStaging, STAGING_SCHEMA } from "./postgres-staging";
 import { openSqliteStaging, type StagingArea } from "./staging";
 
 /** The database as an import sees it: a connection of its own, a staging area, and how it merges big changes. */
@@ -72,4 +75,44 @@ export function openSqliteImportStore(path: string): ImportStore {
     },
     close: () => db.destroy(),
   };
+}
+
+/**
+ * Connections of an import on PostgreSQL: the staging writes overlap with
+ * parsing on two, a merge holds one for its transaction.
+ */
+const IMPORT_POOL_SIZE = 3;
+
+/**
+ * PostgreSQL's import store: staging in UNLOGGED tables of the `staging`
+ * schema, and every merge in one transaction however large (PostgreSQL's
+ * MVCC keeps readers on the old rows until the commit, and its WAL needs no
+ * checkpoint between statements).
+ */
+export function openPostgresImportStore(url: string): ImportStore {
+  const pool = createPostgresPool({ url, size: IMPORT_POOL_SIZE, applicationName: "threat-radar import" });
+  pool.on("error", () => {
+    // An idle connection dropped by the server: the pool replaces it on the next query.
+  });
+  const db = postgresKysely(pool);
+  return {
+    db,
+    dialect: dialectOf(db),
+    openStaging: () => openPostgresStaging(pool),
+    rebuildsLargeMerges: false,
+    async checkpoint() {},
+    // Autovacuum gives dead rows' space back to the tables on its own schedule.
+    async reclaimFreePages() {},
+    async indexStaging(on, table, columns) {
+      await sql`create index on ${sql.table(`${STAGING_SCHEMA}.${table}`)} (${sql.join(columns.map((c) => sql.id(c)))})`.execute(on);
+      // A table filled moments ago has no statistics yet: without them the merge may be planned for a handful of rows.
+      await sql`analyze ${sql.table(`${STAGING_SCHEMA}.${table}`)}`.execute(on);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+/** The import store of the database the target names. */
+export function openImportStore(target: DatabaseTarget): ImportStore {
+  return target.kind === "sqlite" ? openSqliteImportStore(target.path) : openPostgresImportStore(target.url);
 }

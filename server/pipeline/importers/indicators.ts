@@ -80,6 +80,7 @@ function stage(record: IocSighting, out: StagingOut): void {
 
 /** The served IOC tables, or their next generation during a rebuild. */
 interface Target {
+  suffix: string;
   indicators: RawBuilder<unknown>;
   sightings: RawBuilder<unknown>;
   tags: RawBuilder<unknown>;
@@ -89,6 +90,7 @@ interface Target {
 
 function target(suffix: string): Target {
   return {
+    suffix,
     indicators: sql.table(`indicators${suffix}`),
     sightings: sql.table(`indicator_sightings${suffix}`),
     tags: sql.table(`indicator_tags${suffix}`),
@@ -174,9 +176,10 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
     select type, value, max(host), max(domain), ${ctx.stamp} from ${s("changed")} where indicator_id is null
     group by type, value order by value, type
     on conflict (value, type) do nothing`);
+  await ctx.store.dialect.analyzeTable(db, `indicators${t.suffix}`);
   await run(sql`
-    update ${s("changed")} set indicator_id = (select i.id from ${t.indicators} i where i.value = ${s("changed")}.value and i.type = ${s("changed")}.type)
-    where indicator_id is null`);
+    update ${s("changed")} set indicator_id = i.id from ${t.indicators} i
+    where ${s("changed")}.indicator_id is null and i.value = ${s("changed")}.value and i.type = ${s("changed")}.type`);
   await run(sql`
     insert into ${t.sightings} (indicator_id, source, variant, port, raw_value, first_seen, last_seen, listed_since, delisted_at,
       threat_type, malware_family, tags, confidence, reporter, reference_id)
@@ -186,9 +189,11 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
     on conflict (indicator_id, source, variant) do update set
       raw_value = excluded.raw_value, first_seen = excluded.first_seen, last_seen = excluded.last_seen, delisted_at = null,
       threat_type = excluded.threat_type, confidence = excluded.confidence`);
+  await ctx.store.dialect.analyzeTable(db, `indicator_sightings${t.suffix}`);
 
   await run(sql`drop table if exists ${s("delisted")}`);
-  await run(sql`create table ${s("delisted")} (indicator_id integer, variant integer)`);
+  const integer = sql.raw(ctx.store.dialect.integerType);
+  await run(sql`create table ${s("delisted")} (indicator_id ${integer}, variant ${integer})`);
   if (complete) {
     // What this run restated: the stored sightings it mapped, and the ones it just created.
     await ctx.store.indexStaging(db, "changed", ["indicator_id", "variant"]);
@@ -205,7 +210,7 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
   }
 
   await run(sql`drop table if exists ${s("touched")}`);
-  await run(sql`create table ${s("touched")} (id integer primary key)`);
+  await run(sql`create table ${s("touched")} (id ${integer} primary key)`);
   await run(sql`insert into ${s("touched")} (id) select distinct indicator_id from ${s("changed")} where true on conflict do nothing`);
   await run(sql`insert into ${s("touched")} (id) select distinct indicator_id from ${s("delisted")} where true on conflict do nothing`);
   // Each touched indicator's aggregates over all its sightings; its threat type and family from the newest sighting that names one.
@@ -238,7 +243,8 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
     select distinct sc.cve, i.id, ${ctx.source} from ${s("sighting_cves")} sc
     join ${t.indicators} i on i.value = sc.value and i.type = sc.type
     where true on conflict do nothing`);
-  await run(sql`insert into ${t.fts} (rowid, value) select id, value from ${t.indicators} where id > ${maxId}`);
+  await ctx.store.dialect.addToValueSearchIndex(db, `indicators${t.suffix}`, maxId);
+  await between();
 }
 
 /** The family aliases a feed states replace the ones it stated before. */

@@ -4,7 +4,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
 import type { TestProject } from "vitest/node";
-import { openSqliteImportStore } from "../../../server/pipeline/engine/store";
+import { openSqliteImportStore, type ImportStore } from "../../../server/pipeline/engine/store";
 import { migrateToLatest } from "../../../server/db/migrate";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import { syncSources } from "../../../server/pipeline/sync";
@@ -59,7 +59,11 @@ function cacheKey(): string {
 }
 
 async function importSnapshots(path: string): Promise<void> {
-  const store = openSqliteImportStore(path);
+  await importSnapshotsInto(openSqliteImportStore(path));
+}
+
+/** The snapshot subset, imported through the product's own sync path into `store` (closed at the end). */
+export async function importSnapshotsInto(store: ImportStore): Promise<void> {
   try {
     await migrateToLatest(store.db);
     const config = loadPipelineConfig({});

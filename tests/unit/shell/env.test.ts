@@ -6,6 +6,14 @@ describe("loadEnv", () => {
     const env = loadEnv({});
     expect(env.PORT).toBe(3000);
     expect(env.DATABASE_PATH).toBe("./data/threat-radar.sqlite");
+    expect(env.DATABASE_URL).toBeUndefined();
+    expect(env.DATABASE_POOL_SIZE).toBe(10);
+  });
+
+  it("takes a PostgreSQL URL in either scheme", () => {
+    for (const url of ["postgres://radar:secret@db.internal:5432/radar", "postgresql://localhost/radar"]) {
+      expect(loadEnv({ DATABASE_URL: url }).DATABASE_URL).toBe(url);
+    }
   });
 
   it.each([
@@ -16,6 +24,9 @@ describe("loadEnv", () => {
     ["GTM_IDS", "UA-1234"],
     ["LOG_LEVEL", "loud"],
     ["RECAPTCHA_SITE_KEY", "<script>"],
+    ["DATABASE_URL", "mysql://db/threat"],
+    ["DATABASE_URL", "postgres://[bad"],
+    ["DATABASE_POOL_SIZE", "0"],
   ])("rejects %s=%s with a message naming the variable", (name, value) => {
     expect(() => loadEnv({ [name]: value })).toThrow(ConfigError);
     expect(() => loadEnv({ [name]: value })).toThrow(name);

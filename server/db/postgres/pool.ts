@@ -1,0 +1,45 @@
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import Cursor from "pg-cursor";
+import type { Database } from "../schema";
+
+export interface PostgresPoolOptions {
+  url: string;
+  /** Connections the pool opens at most. */
+  size: number;
+  /** A statement still running after this long is cancelled by the server. */
+  statementTimeoutMs?: number;
+  /** Refuse writes on every connection (the web process's reads). */
+  readOnly?: boolean;
+  applicationName: string;
+}
+
+/**
+ * Integer and numeric results as JS numbers, as better-sqlite3 returns them:
+ * pg returns bigint (count(*), every integer column here) and numeric (sum,
+ * avg) as strings so as not to lose precision, but nothing here goes beyond
+ * 2^53 (ids, counts, 48-bit hashes).
+ */
+const types = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format);
+  },
+} as pg.CustomTypesConfig;
+
+export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
+  const settings = [options.readOnly ? "-c default_transaction_read_only=on" : ""].filter(Boolean).join(" ");
+  return new pg.Pool({
+    connectionString: options.url,
+    max: options.size,
+    types,
+    application_name: options.applicationName,
+    ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+    ...(settings ? { options: settings } : {}),
+  });
+}
+
+/** Kysely on a pg pool; `.stream()` reads through a server-side cursor. */
+export function postgresKysely<Tables = Database>(pool: pg.Pool): Kysely<Tables> {
+  return new Kysely<Tables>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
+}

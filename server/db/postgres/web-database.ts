@@ -1,0 +1,48 @@
+import type { Logger } from "pino";
+import type { WebDatabase } from "../web-database";
+import { PostgresDataVersion } from "./data-version";
+import { createPostgresPool, postgresKysely } from "./pool";
+
+export interface PostgresWebDatabaseOptions {
+  url: string;
+  /** Connections of the pool (DATABASE_POOL_SIZE). */
+  poolSize: number;
+  /** The server cancels a read that runs longer (QUERY_TIMEOUT_MS); the page answers 503. */
+  queryTimeoutMs: number;
+  logger?: Logger;
+}
+
+/**
+ * The read side of a migrated PostgreSQL database: a pg pool whose
+ * connections refuse writes (as SQLite's read-only workers do) and cancel
+ * statements past the time limit on the server, plus the data version the
+ * caches key on. Unlike SQLite's read pool, queries do not block the event
+ * loop, so they run on the main thread.
+ */
+export async function openPostgresWebDatabase(options: PostgresWebDatabaseOptions): Promise<WebDatabase> {
+  const pool = createPostgresPool({
+    url: options.url,
+    size: options.poolSize,
+    statementTimeoutMs: options.queryTimeoutMs,
+    readOnly: true,
+    applicationName: "threat-radar web",
+  });
+  pool.on("error", (error) => options.logger?.warn({ err: error }, "an idle database connection failed"));
+  const version = new PostgresDataVersion(options.url, options.logger);
+  try {
+    await version.start();
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  const db = postgresKysely(pool);
+  return {
+    db,
+    dataVersion: () => version.current(),
+    async close() {
+      await version.close();
+      // Kysely's destroy() ends the pool.
+      await db.destroy();
+    },
+  };
+}

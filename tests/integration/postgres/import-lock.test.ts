@@ -1,0 +1,116 @@
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { setTimeout as delay } from "node:timers/promises";
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrateToLatest } from "../../../server/db/migrate";
+import type { Database } from "../../../server/db/schema";
+import { acquireImportLock, currentImport, ImportBusyError } from "../../../server/pipeline/engine/lock";
+import { PROJECT_ROOT } from "../../helpers/paths";
+import { createPostgresDatabase, startPostgresCluster, type PostgresCluster, type TestPostgresDatabase } from "../../helpers/postgres-cluster";
+
+let cluster: PostgresCluster;
+let database: TestPostgresDatabase;
+const nodes: Array<Kysely<Database>> = [];
+
+/** A node's own pool on the shared database (each node of a deployment has one). */
+function node(): Kysely<Database> {
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 3 }) }) });
+  nodes.push(db);
+  return db;
+}
+
+beforeAll(async () => {
+  cluster = await startPostgresCluster();
+  database = await createPostgresDatabase(cluster.url);
+  await migrateToLatest(node());
+});
+
+afterAll(async () => {
+  await Promise.all(nodes.map((db) => db.destroy()));
+  await database?.drop();
+  await cluster?.stop();
+});
+
+/**
+ * A process of its own that takes the import lock, names its source, says
+ * "holding" on stdout and then waits to be killed.
+ */
+function holderProcess(): Promise<{ pid: number; kill(): Promise<void> }> {
+  const code = `
+    import { Kysely, PostgresDialect } from "kysely";
+    import pg from "pg";
+    import { acquireImportLock } from "./server/pipeline/engine/lock.ts";
+    const db = new Kysely({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: ${JSON.stringify(database.url)}, max: 2 }) }) });
+    const lock = await acquireImportLock(db);
+    await lock.setSource("epss");
+    console.log("holding");
+    setInterval(() => {}, 60_000);
+  `;
+  const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", code], { cwd: PROJECT_ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`the holder exited (${code}) before taking the lock`)));
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      if (line === "holding") resolve({ pid: child.pid!, kill: async () => void (child.kill("SIGKILL"), await exited) });
+    });
+  });
+}
+
+describe("the import lock on PostgreSQL (advisory lock)", () => {
+  it("lets one node import at a time and names the holder, its source and start time to the others", async () => {
+    const first = node();
+    const second = node();
+    const lock = await acquireImportLock(first);
+    await lock.setSource("cisa-kev");
+    const busy = await acquireImportLock(second).catch((error: unknown) => error);
+    expect(busy).toBeInstanceOf(ImportBusyError);
+    expect((busy as ImportBusyError).running).toMatchObject({ holder: `pid ${process.pid} on ${(await import("node:os")).hostname()}`, source: "cisa-kev" });
+    expect((busy as ImportBusyError).running.startedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(await currentImport(second)).toMatchObject({ source: "cisa-kev" });
+
+    await lock.release();
+    expect(await currentImport(second)).toBeNull();
+    const next = await acquireImportLock(second);
+    await next.release();
+  });
+
+  it("is released when its holder is killed (SIGKILL), and another process takes over", async () => {
+    const holder = await holderProcess();
+    const db = node();
+    const busy = await acquireImportLock(db).catch((error: unknown) => error);
+    expect(busy).toBeInstanceOf(ImportBusyError);
+    expect((busy as ImportBusyError).running).toMatchObject({ holder: expect.stringContaining(`pid ${holder.pid} `), source: "epss" });
+
+    await holder.kill();
+    // PostgreSQL ends the dead client's session once it sees the connection closed: wait for that, generously.
+    let lock = null;
+    for (let attempt = 0; attempt < 300 && !lock; attempt++) {
+      lock = await acquireImportLock(db).catch((error: unknown) => {
+        if (error instanceof ImportBusyError) return null;
+        throw error;
+      });
+      if (!lock) await delay(100);
+    }
+    expect(lock).not.toBeNull();
+    // The dead holder's row was taken over, not left to confuse /api/v1/sources.
+    expect(await currentImport(db)).toMatchObject({ holder: expect.stringContaining(`pid ${process.pid} `), source: null });
+    await lock!.release();
+  });
+
+  it("reports no running import once a killed holder's session is gone, though its row remains", async () => {
+    const holder = await holderProcess();
+    const db = node();
+    expect(await currentImport(db)).toMatchObject({ source: "epss" });
+    await holder.kill();
+    let running = await currentImport(db);
+    for (let attempt = 0; attempt < 300 && running; attempt++) {
+      await delay(100);
+      running = await currentImport(db);
+    }
+    expect(running).toBeNull();
+    const rows = await db.selectFrom("import_lock").selectAll().execute();
+    expect(rows).toHaveLength(1);
+  });
+});
