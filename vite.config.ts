@@ -36,7 +36,9 @@ const SERVER_ENTRIES = {
 
 /** Integration tests that also run on PostgreSQL (project integration-pg); tests/integration/README.md lists the others and why. */
 const POSTGRES_INTEGRATION_TESTS = [
-  "tests/integration/cve-radar/list.test.ts",
+  "tests/integration/cve-radar/{list,detail,detail-sections,epss-history,exports,past-the-end,suggest}.test.ts",
+  "tests/integration/ioc-radar/{list,detail,exports,lookup,fuzz}.test.ts",
+  "tests/integration/shell/{pages,errors,metrics,route-validation,serving}.test.{ts,tsx}",
 ];
 
 export default defineConfig(({ isSsrBuild }) => ({

@@ -26,14 +26,19 @@ async function suggestions(db: Kysely<Database>, q: string): Promise<string[]> {
       .where(lowerVendor, ">=", lower)
       .where(lowerVendor, "<", prefixEnd(lower))
       .groupBy(lowerVendor)
+      // Named orders: without one, which eight of the matches come back is up to the database.
+      .orderBy(lowerVendor)
       .limit(SUGGEST_LIMIT)
       .execute(),
     db
       .selectFrom("cves")
       .select("product as name")
       .distinct()
-      // LIKE wildcards in the input are dropped, not escaped: SQLite's LIKE has no default escape character.
-      .where("product", "like", `${q.replace(/[%_]/g, "")}%`)
+      // LIKE wildcards (and PostgreSQL's escape, the backslash) in the input are dropped, not escaped:
+      // SQLite's LIKE has no default escape character. Lowercased on both sides: SQLite's LIKE ignores
+      // case, PostgreSQL's does not.
+      .where(sql<string>`lower(product)`, "like", `${lower.replace(/[%_\\]/g, "")}%`)
+      .orderBy("product")
       .limit(SUGGEST_LIMIT)
       .execute(),
   ]);

@@ -5,7 +5,8 @@ import type { StagingArea, StagingColumnType } from "./staging";
 export const STAGING_SCHEMA = "staging";
 
 const COLUMN_TYPES: Record<StagingColumnType, string> = {
-  text: "text",
+  // Byte order, as the served tables' text (textType): merges insert `order by value`, and ids follow that order.
+  text: 'text collate "C"',
   // 64 bits, as SQLite's integers: sighting variants are 48-bit hashes.
   integer: "bigint",
   real: "double precision",

@@ -26,9 +26,18 @@ afterAll(async () => {
 /** Import bookkeeping that differs by run, not by data: durations and the times the runs happened. */
 const RUN_FIELDS = /"(durationMs|duration_ms|lastRunAt|last_run_at|lastSuccessAt|last_success_at)":("[^"]*"|\d+|null)/g;
 
+/**
+ * Indicator ids are keys each database hands out: PostgreSQL's identity skips the numbers an insert
+ * that met a conflict drew, SQLite's rowid does not. Both follow insertion order, so ties still sort alike.
+ */
+const INDICATOR_ID = /"id":\d+,"type"/g;
+
 function masked(text: string): string {
   return text
     .replace(RUN_FIELDS, '"$1":"masked"')
+    .replace(INDICATOR_ID, '"id":"masked","type"')
+    // supertest serves each request on a port of its own, and feeds link to the host they were asked on.
+    .replace(/http:\/\/127\.0\.0\.1:\d+/g, "http://127.0.0.1")
     .replace(/"id":\s*"bundle--[0-9a-f-]+"/g, '"id":"bundle--masked"');
 }
 
