@@ -1,7 +1,7 @@
-/// <reference types="vitest/config" />
 import { randomBytes } from "node:crypto";
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
+import { configDefaults } from "vitest/config";
 
 /**
  * Gives every client build an id and writes it next to the Vite manifest, so
@@ -39,6 +39,8 @@ const POSTGRES_INTEGRATION_TESTS = [
   "tests/integration/cve-radar/{list,detail,detail-sections,epss-history,exports,past-the-end,suggest}.test.ts",
   "tests/integration/ioc-radar/{list,detail,exports,lookup,fuzz}.test.ts",
   "tests/integration/shell/{pages,errors,metrics,route-validation,serving}.test.{ts,tsx}",
+  // Compares SQLite and PostgreSQL side by side: it needs both global setups.
+  "tests/integration/parity/*.test.ts",
 ];
 
 export default defineConfig(({ isSsrBuild }) => ({
@@ -74,6 +76,7 @@ export default defineConfig(({ isSsrBuild }) => ({
         test: {
           name: "integration",
           include: ["tests/integration/**/*.test.{ts,tsx}"],
+          exclude: [...configDefaults.exclude, "tests/integration/parity/**"],
           globalSetup: ["tests/integration/setup/snapshot-database.ts"],
           testTimeout: 120_000,
           hookTimeout: 300_000,

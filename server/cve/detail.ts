@@ -1,4 +1,4 @@
-import type { Kysely } from "kysely";
+import { sql, type Kysely } from "kysely";
 import type { CveDetailData } from "../../shared/cve/detail-types";
 import { computeCvePriority } from "./priority";
 import type { Database } from "../db/schema";
@@ -50,8 +50,19 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
       .select(["cve_cwes.cwe_id", "cve_cwes.source", "cve_cwes.description", "cwes.name"])
       .where("cve_cwes.cve_id", "=", id)
       .execute(),
-    db.selectFrom("cve_affected").selectAll().where("cve_id", "=", id).execute(),
-    db.selectFrom("cve_references").selectAll().where("cve_id", "=", id).execute(),
+    // The child tables keep no position: an explicit order makes both databases list them alike.
+    db
+      .selectFrom("cve_affected")
+      .selectAll()
+      .where("cve_id", "=", id)
+      .orderBy("origin")
+      .orderBy("source")
+      .orderBy(sql`coalesce(vendor, '')`)
+      .orderBy(sql`coalesce(product, '')`)
+      .orderBy("versions")
+      .orderBy("cpes")
+      .execute(),
+    db.selectFrom("cve_references").selectAll().where("cve_id", "=", id).orderBy("origin").orderBy("source").orderBy("url").orderBy("tags").execute(),
     db.selectFrom("cve_exploits").selectAll().where("cve_id", "=", id).orderBy("kind").orderBy("url").limit(MAX_EXPLOITS).execute(),
     db
       .selectFrom("indicator_cves")
