@@ -6,7 +6,8 @@ import pino from "pino";
 import { createApp } from "../server/app";
 import { loadEnv } from "../server/config/env";
 import { migrateToLatest } from "../server/db/migrate";
-import { databaseTarget, describeTarget, openDatabase, openWebDatabase } from "../server/db/target";
+import { openWebDatabase } from "../server/db/open-web-database";
+import { databaseTarget, describeTarget, openDatabase } from "../server/db/target";
 import { createExtractPool } from "../server/ioc/extract-pool";
 import { loadPageOnServer, rootLoaderOnServer } from "../server/pages/loaders";
 import { readBuildInfo, readClientAssets } from "../server/ssr/assets";
@@ -58,7 +59,14 @@ await migrateToLatest(database.db);
 const web = await openWebDatabase(target, { queryTimeoutMs: 60_000 });
 const extractPool = createExtractPool();
 const count = async (table: "cves" | "indicators") =>
-  Number((await database.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow()).n);
+  Number(
+    (
+      await database.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as("n"))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 const clock = await iocBenchClock(database.db);
 console.log(
   `Database ${describeTarget(target)}: ${(await count("cves")).toLocaleString("en-US")} CVEs, ${(await count("indicators")).toLocaleString("en-US")} indicators; ` +

@@ -5,7 +5,8 @@ import { createApp, type AppDependencies } from "./app";
 import { ConfigError, loadEnv } from "./config/env";
 import { migrateToLatest } from "./db/migrate";
 import { createPostgresPool, postgresKysely } from "./db/postgres/pool";
-import { databaseTarget, openDatabase, openWebDatabase } from "./db/target";
+import { openWebDatabase } from "./db/open-web-database";
+import { databaseTarget, openDatabase } from "./db/target";
 import { createExtractPool } from "./ioc/extract-pool";
 import { listen, ListenError } from "./http/listen";
 import { postgresRateLimitStores, type RateLimitTables } from "./http/postgres-rate-limit-store";
@@ -48,16 +49,19 @@ async function main(): Promise<void> {
   const limitCounters = servesSite(role) && target.kind === "postgres" ? openRateLimitDatabase(target.url) : null;
   let shuttingDown = false;
   const app = extractPool
-    ? await createSiteApp({
-        env,
-        db: web.db,
-        dataVersion: web.dataVersion,
-        extract: extractPool.extract,
-        logger,
-        pipelineConfig,
-        isShuttingDown: () => shuttingDown,
-        rateLimitStores: limitCounters ? postgresRateLimitStores(limitCounters) : undefined,
-      }, dev)
+    ? await createSiteApp(
+        {
+          env,
+          db: web.db,
+          dataVersion: web.dataVersion,
+          extract: extractPool.extract,
+          logger,
+          pipelineConfig,
+          isShuttingDown: () => shuttingDown,
+          rateLimitStores: limitCounters ? postgresRateLimitStores(limitCounters) : undefined,
+        },
+        dev,
+      )
     : createWorkerApp(web.db);
 
   const server: Server = await listen(app, env.PORT, env.HOST);

@@ -1,10 +1,6 @@
 import { resolve } from "node:path";
-import type { Logger } from "pino";
 import { openSqliteDatabase, type DatabaseHandle } from "./connection";
 import { createPostgresPool, postgresKysely } from "./postgres/pool";
-import { openPostgresWebDatabase } from "./postgres/web-database";
-import { openSqliteWebDatabase } from "./sqlite/web-database";
-import type { WebDatabase } from "./web-database";
 
 /** Where the data lives: DATABASE_URL names a PostgreSQL database; otherwise the SQLite file at DATABASE_PATH. */
 export type DatabaseTarget = { kind: "sqlite"; path: string } | { kind: "postgres"; url: string; poolSize: number };
@@ -34,17 +30,4 @@ export function openDatabase(target: DatabaseTarget): DatabaseHandle {
   if (target.kind === "sqlite") return openSqliteDatabase(target.path);
   const db = postgresKysely(createPostgresPool({ url: target.url, size: 2, applicationName: "threat-radar" }));
   return { db, close: () => db.destroy() };
-}
-
-export interface WebDatabaseOptions {
-  queryTimeoutMs: number;
-  /** SQLite: worker threads of the read pool (one per core by default). */
-  readThreads?: number;
-  logger?: Logger;
-}
-
-/** What the web process reads through. */
-export async function openWebDatabase(target: DatabaseTarget, options: WebDatabaseOptions): Promise<WebDatabase> {
-  if (target.kind === "sqlite") return openSqliteWebDatabase({ path: target.path, threads: options.readThreads, queryTimeoutMs: options.queryTimeoutMs });
-  return openPostgresWebDatabase({ url: target.url, poolSize: target.poolSize, queryTimeoutMs: options.queryTimeoutMs, logger: options.logger });
 }
