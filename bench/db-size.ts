@@ -33,7 +33,8 @@ export function sizeReport(path: string): SizeReport {
     const stats = db.prepare("select name, sum(pgsize) as bytes from dbstat group by name").all() as Array<{ name: string; bytes: number }>;
     const rowCounts = new Map<string, number>();
     const rowsOf = (table: string) => {
-      if (!rowCounts.has(table)) rowCounts.set(table, Number((db.prepare(`select count(*) as n from "${table.replaceAll('"', '""')}"`).get() as { n: number }).n));
+      if (!rowCounts.has(table))
+        rowCounts.set(table, Number((db.prepare(`select count(*) as n from "${table.replaceAll('"', '""')}"`).get() as { n: number }).n));
       return rowCounts.get(table)!;
     };
     const byName = new Map<string, StoredObject>();

@@ -28,7 +28,7 @@ const SHAPES: Readonly<Record<string, string>> = {
   "a,": "a,",
   tabs: "\t",
   "\\.": "\\.",
-  "hxxp": "hxxp",
+  hxxp: "hxxp",
   "ip list": "192.0.2.1 ",
   "defanged urls": "hxxps[:]//evil[.]com:8080/x ",
 };
@@ -87,5 +87,7 @@ for (const [name, make] of bodies) {
   const small = time(make(n));
   const large = time(make(4 * n));
   const ratio = small.ms > 0 ? (large.ms / small.ms).toFixed(1) : "-";
-  console.log(`${name}\t${small.ms.toFixed(1)}\t${large.ms.toFixed(1)}\t${ratio}\t${large.cpuMs.toFixed(0)}\t${(large.work / (4 * n)).toFixed(2)}\t${large.found}`);
+  console.log(
+    `${name}\t${small.ms.toFixed(1)}\t${large.ms.toFixed(1)}\t${ratio}\t${large.cpuMs.toFixed(0)}\t${(large.work / (4 * n)).toFixed(2)}\t${large.found}`,
+  );
 }

@@ -67,7 +67,14 @@ function step(message: string): void {
 }
 
 async function count(db: Kysely<Database>, table: "cves" | "indicators" | "indicator_sightings"): Promise<number> {
-  return Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+  return Number(
+    (
+      await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as("n"))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 }
 
 async function countWhere(db: Kysely<Database>, table: string, where: string): Promise<number> {
@@ -127,12 +134,8 @@ async function addCves(db: Kysely<Database>): Promise<void> {
   await sql`delete from cves where has_record = 0 and id in (select id from gen_clone_map)`.execute(db);
   const columns = (await columnsOf(db, "cves")).filter((column) => column !== "seq");
   const dated = new Set(["date_reserved", "date_published", "date_updated"]);
-  const select = columns
-    .map((column) => (column === "id" ? "m.id" : dated.has(column) ? shiftedDate(column, nowIso) : `o.${column}`))
-    .join(", ");
-  await sql
-    .raw(`insert into cves (${columns.join(", ")}) select ${select} from gen_clone_map m join cves o on o.id = m.original`)
-    .execute(db);
+  const select = columns.map((column) => (column === "id" ? "m.id" : dated.has(column) ? shiftedDate(column, nowIso) : `o.${column}`)).join(", ");
+  await sql.raw(`insert into cves (${columns.join(", ")}) select ${select} from gen_clone_map m join cves o on o.id = m.original`).execute(db);
   for (const table of ["cve_cvss", "cve_affected", "cve_references", "cve_cwes", "cve_ssvc"]) await cloneChildren(db, table);
 }
 
@@ -160,13 +163,9 @@ const SOURCES = [
 const store = openSqliteImportStore(values.out);
 await migrateToLatest(store.db);
 if (!values["skip-import"]) {
-  const imported = new Set(
-    (await store.db.selectFrom("sources").select("name").where("status", "=", "ok").execute()).map((row) => row.name),
-  );
+  const imported = new Set((await store.db.selectFrom("sources").select("name").where("status", "=", "ok").execute()).map((row) => row.name));
   const config = loadPipelineConfig({
-    SOURCE_TWEETFEED_URL: ["tweetfeed_daily_2026.csv.gz", "tweetfeed_stix21_week.json.gz"]
-      .map((name) => resolve(mirrorDir, "tweetfeed", name))
-      .join(","),
+    SOURCE_TWEETFEED_URL: ["tweetfeed_daily_2026.csv.gz", "tweetfeed_stix21_week.json.gz"].map((name) => resolve(mirrorDir, "tweetfeed", name)).join(","),
   });
   const wanted = SOURCES.filter((source) => (!values.source || values.source.includes(source)) && !imported.has(source));
   await syncSources(wanted, {
@@ -175,7 +174,8 @@ if (!values["skip-import"]) {
     logger,
     mirrorDir,
     onOutcome: (outcome) => {
-      if (outcome.status !== "ok" && outcome.status !== "skipped") throw new Error(`${outcome.source}: ${outcome.status} ${outcome.error ?? outcome.detail ?? ""}`);
+      if (outcome.status !== "ok" && outcome.status !== "skipped")
+        throw new Error(`${outcome.source}: ${outcome.status} ${outcome.error ?? outcome.detail ?? ""}`);
       step(`${outcome.source}: ${outcome.status}, ${outcome.counts.added} added in ${(outcome.durationMs / 1000).toFixed(1)} s`);
     },
   });

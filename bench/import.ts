@@ -294,16 +294,23 @@ if (values.raw) {
   });
   console.log(`Mirror: ${mirrorDir}\nDatabase: ${values.db ? dbPath : "(temporary, deleted)"}; sources imported in sync order into it`);
   console.table(rows);
-  console.log(`Unchanged re-import of every source: ${seconds(totalReimportMs)} s, ${(totalReimportMs / totalImportMs).toFixed(3)}× the first import (target ≤ 0.3×)`);
+  console.log(
+    `Unchanged re-import of every source: ${seconds(totalReimportMs)} s, ${(totalReimportMs / totalImportMs).toFixed(3)}× the first import (target ≤ 0.3×)`,
+  );
   console.table(reimports);
   const records = (object: { rows: number }) => Math.max(1, object.rows);
-  console.log(
-    `Database file ${mb(size.fileBytes)} MB, of which ${mb(size.freeBytes)} MB free pages; per table and index (bytes per row of its table):`,
-  );
+  console.log(`Database file ${mb(size.fileBytes)} MB, of which ${mb(size.freeBytes)} MB free pages; per table and index (bytes per row of its table):`);
   console.table(
     size.objects
       .filter((object) => object.bytes >= 1024 * 1024)
-      .map((object) => ({ name: object.name, kind: object.kind, table: object.table, MB: mb(object.bytes), rows: object.rows, "bytes/row": Math.round(object.bytes / records(object)) })),
+      .map((object) => ({
+        name: object.name,
+        kind: object.kind,
+        table: object.table,
+        MB: mb(object.bytes),
+        rows: object.rows,
+        "bytes/row": Math.round(object.bytes / records(object)),
+      })),
   );
   if (serving) {
     const { source, idle, during } = serving;

@@ -133,11 +133,18 @@ export async function iocQueryBreakdown(db: Kysely<Database>, now: Date): Promis
   for (const [name, query] of await pageQueryViews(db)) {
     const { params } = parseQuery(iocListParamsSchema, new URLSearchParams(query));
     const p = params as IocListParams;
-    const service = createIocService(db, () => "bench", async (text, limit) => extractIndicators(text, limit));
+    const service = createIocService(
+      db,
+      () => "bench",
+      async (text, limit) => extractIndicators(text, limit),
+    );
     const context = await service.filterContext(p);
     const plan = async (scan: Scan) => {
       const perPage = p.per_page ?? IOC_PAGE_SIZE_DEFAULT;
-      const page = orderedIndicators(db, p, now, context, scan).select(INDICATOR_COLUMNS).limit(perPage).offset(((p.page ?? 1) - 1) * perPage);
+      const page = orderedIndicators(db, p, now, context, scan)
+        .select(INDICATOR_COLUMNS)
+        .limit(perPage)
+        .offset(((p.page ?? 1) - 1) * perPage);
       return planVerdict(await explainQueryPlan(db, page.compile()));
     };
     let total = 0;
@@ -170,12 +177,30 @@ export async function iocQueryBreakdown(db: Kysely<Database>, now: Date): Promis
  */
 export async function iocDetailBreakdown(db: Kysely<Database>, path: string, now: Date): Promise<void> {
   const picks = await Promise.all([
-    db.selectFrom("indicators").select("value").where("type", "=", "url").where(sql<boolean>`host != domain`).orderBy("source_count", "desc").limit(1).executeTakeFirst(),
-    db.selectFrom("indicators").select("value").where("type", "=", "domain").where("domain", "is", null).orderBy("source_count", "desc").limit(1).executeTakeFirst(),
+    db
+      .selectFrom("indicators")
+      .select("value")
+      .where("type", "=", "url")
+      .where(sql<boolean>`host != domain`)
+      .orderBy("source_count", "desc")
+      .limit(1)
+      .executeTakeFirst(),
+    db
+      .selectFrom("indicators")
+      .select("value")
+      .where("type", "=", "domain")
+      .where("domain", "is", null)
+      .orderBy("source_count", "desc")
+      .limit(1)
+      .executeTakeFirst(),
     db.selectFrom("indicators").select("value").where("type", "=", "ipv4").orderBy("source_count", "desc").limit(1).executeTakeFirst(),
   ]);
   const recording = openRecordingDatabase(path);
-  const service = createIocService(recording.db, () => "bench", async (text, limit) => extractIndicators(text, limit));
+  const service = createIocService(
+    recording.db,
+    () => "bench",
+    async (text, limit) => extractIndicators(text, limit),
+  );
   const matcher = await service.matcher();
   const completeLists = await service.completeLists();
   const rows = [];
@@ -209,11 +234,15 @@ export async function iocHttp(db: Kysely<Database>, base: string, runs: number):
   const ssr = [];
   for (const [name, query] of views) ssr.push(await measure(`/ioc-radar ${name}`, `${base}/ioc-radar${query ? `?${query}` : ""}`, runs));
   for (const value of details) ssr.push(await measure(`/ioc-radar/${value.slice(0, 40)}`, `${base}/ioc-radar/${path(value)}`, runs));
-  printTable("IOC radar: server render, whole HTML response (ms)", ssr.map((r) => ({ ...latencyRow("page")(r), "HTML bytes": r.bytes })));
+  printTable(
+    "IOC radar: server render, whole HTML response (ms)",
+    ssr.map((r) => ({ ...latencyRow("page")(r), "HTML bytes": r.bytes })),
+  );
 
   const api = [];
   for (const [name, query] of views) api.push(await measure(`/api/v1/iocs ${name}`, `${base}/api/v1/iocs${query ? `?${query}` : ""}`, runs));
-  for (const [name, query] of views.slice(0, 3)) api.push(await measure(`/api/v1/iocs/stats ${name}`, `${base}/api/v1/iocs/stats${query ? `?${query}` : ""}`, runs));
+  for (const [name, query] of views.slice(0, 3))
+    api.push(await measure(`/api/v1/iocs/stats ${name}`, `${base}/api/v1/iocs/stats${query ? `?${query}` : ""}`, runs));
   for (const value of details) api.push(await measure(`/api/v1/iocs/${value.slice(0, 40)}`, `${base}/api/v1/iocs/${path(value)}`, runs));
   printTable("IOC API latency (ms)", api.map(latencyRow("endpoint")));
 

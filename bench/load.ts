@@ -82,8 +82,7 @@ const stop = async (server: ChildServer) => {
   servers.delete(server);
   await server.stop();
 };
-const progress = (label: string) => (elapsed: number, answered: number) =>
-  process.stderr.write(`  ${label}: ${elapsed} s, ${count(answered)} answers\n`);
+const progress = (label: string) => (elapsed: number, answered: number) => process.stderr.write(`  ${label}: ${elapsed} s, ${count(answered)} answers\n`);
 
 /** CPU seconds of the server and of this process (the load generator) while `run` ran. */
 async function withCpu<T>(server: ChildServer, run: () => Promise<T>): Promise<{ result: T; serverCpu: number | null; generatorCpu: number }> {
@@ -145,9 +144,12 @@ async function preflight(baseUrl: string, mix: readonly MixUrl[]): Promise<{ kep
   await Promise.all([worker(), worker()]);
   const odd = answers.filter((a) => a.status < 200 || a.status > 299);
   const dropped = new Set(odd.filter((a) => a.status >= 300 && a.status < 500).map((a) => a.url));
-  const statuses = odd.length === 0
-    ? "Every URL answered 2xx."
-    : markdownTable(odd.map((a) => ({ URL: `\`${a.url.path}\``, status: a.status || "no answer", "": dropped.has(a.url) ? "dropped from the mix" : "kept" })));
+  const statuses =
+    odd.length === 0
+      ? "Every URL answered 2xx."
+      : markdownTable(
+          odd.map((a) => ({ URL: `\`${a.url.path}\``, status: a.status || "no answer", "": dropped.has(a.url) ? "dropped from the mix" : "kept" })),
+        );
   const slowest = [...answers].sort((a, b) => b.ms - a.ms).slice(0, 8);
   const table = `${statuses}\n\nSlowest first requests:\n\n${markdownTable(slowest.map((a) => ({ kind: a.url.kind, URL: `\`${a.url.path}\``, ms: ms(a.ms) })))}`;
   return { kept: mix.filter((url) => !dropped.has(url)), table, seconds: (performance.now() - started) / 1000 };
@@ -249,7 +251,10 @@ async function mixScenario(): Promise<Target[]> {
   const server = await track(startProductionServer(databasePath));
   const fullMix = await readMix();
   const mixOrder = [...new Set(fullMix.map((url) => url.kind))];
-  section("URL mix (built from the data set)", `${fullMix.length} URLs, each connection walks all of them in its own order.\n\n${markdownTable(mixSummary(fullMix))}`);
+  section(
+    "URL mix (built from the data set)",
+    `${fullMix.length} URLs, each connection walks all of them in its own order.\n\n${markdownTable(mixSummary(fullMix))}`,
+  );
   const checked = await preflight(server.url, fullMix);
   section("Preflight (one request per URL, caches warmed)", `${checked.seconds.toFixed(1)} s for ${fullMix.length} URLs, two at a time.\n\n${checked.table}`);
   const mix = checked.kept;
@@ -272,7 +277,9 @@ async function mixScenario(): Promise<Target[]> {
       ` \`/healthz\` answered within 100 ms again ${recovered === null ? "not within 120 s" : `${recovered.toFixed(1)} s`} after the load stopped.\n\n` +
       `Responses by status:\n\n${tables.statuses}\n\nBy route kind:\n\n${tables.kinds}`,
   );
-  const failedProbes = Object.entries(probed.failures).map(([status, n]) => `${n} × ${status}`).join(", ");
+  const failedProbes = Object.entries(probed.failures)
+    .map(([status, n]) => `${n} × ${status}`)
+    .join(", ");
   section(
     `\`/healthz\` every ${PROBE_INTERVAL_MS} ms during scenario 1 (own process, own connection)`,
     markdownTable([
@@ -309,7 +316,9 @@ async function main(): Promise<void> {
   console.log(`## bench:load, ${new Date().toISOString().slice(0, 10)}`);
   console.log(
     `\nMachine: ${cpu.length} × ${cpu[0]?.model ?? "unknown CPU"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB (${(freemem() / 2 ** 30).toFixed(1)} free), ` +
-      `Node ${process.version}; load average before the run ${loadavg().map((l) => l.toFixed(2)).join(" / ")} (other work on the machine competes for its cores).`,
+      `Node ${process.version}; load average before the run ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" / ")} (other work on the machine competes for its cores).`,
   );
   console.log(`Data set: ${databasePath}: ${await dataSetLine()}.`);
   console.log(

@@ -30,7 +30,6 @@ export interface RouteBundle {
   gzipBytes: number;
 }
 
-
 function staticClosure(manifest: Manifest, keys: readonly string[]): string[] {
   const seen = new Set<string>();
   const visit = (key: string) => {

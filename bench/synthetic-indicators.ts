@@ -37,8 +37,26 @@ const UNDATED_SOURCES = ["maltrail", "signature-base", "malwarebazaar"];
 /** Feeds that list everything each time, so a sighting can be delisted. */
 const COMPLETE_LISTS = ["feodotracker", "maltrail", "urlhaus"];
 const FAMILIES = [
-  "Emotet", "QakBot", "IcedID", "Pikabot", "AgentTesla", "AsyncRAT", "Remcos", "njRAT", "RedLineStealer", "LummaStealer",
-  "CobaltStrike", "Mirai", "Gafgyt", "SmokeLoader", "Formbook", "DarkGate", "Vidar", "Raccoon", "NanoCore", "XWorm",
+  "Emotet",
+  "QakBot",
+  "IcedID",
+  "Pikabot",
+  "AgentTesla",
+  "AsyncRAT",
+  "Remcos",
+  "njRAT",
+  "RedLineStealer",
+  "LummaStealer",
+  "CobaltStrike",
+  "Mirai",
+  "Gafgyt",
+  "SmokeLoader",
+  "Formbook",
+  "DarkGate",
+  "Vidar",
+  "Raccoon",
+  "NanoCore",
+  "XWorm",
 ];
 const WORDS = ["cdn", "login", "secure", "update", "mail", "cloud", "pay", "app", "files", "docs", "portal", "verify", "shop", "drive", "static", "api"];
 const TLDS = ["com", "net", "org", "xyz", "top", "ru", "info", "online", "site", "duckdns.org"];
@@ -53,7 +71,8 @@ const INSTANCE_DAYS = 400;
 
 const list = (items: readonly string[]) => items.map((item) => `'${item.replaceAll("'", "''")}'`).join(", ");
 /** The item of a SQL list at a position. */
-const pick = (items: readonly string[], position: string) => `(case ${position} % ${items.length} ${items.map((item, i) => `when ${i} then '${item}'`).join(" ")} end)`;
+const pick = (items: readonly string[], position: string) =>
+  `(case ${position} % ${items.length} ${items.map((item, i) => `when ${i} then '${item}'`).join(" ")} end)`;
 /** 0 ≤ value < size, most often small: the product of two uniform draws. */
 const skewed = (a: string, b: string, size: number) => `((${a} % ${size}) * (${b} % ${size}) / ${size})`;
 const iso = (julianDay: string) => `strftime('%Y-%m-%dT%H:%M:%S.000Z', ${julianDay})`;
@@ -83,7 +102,9 @@ export async function addSyntheticIndicators(db: Kysely<Database>, missing: numb
     lower += profile.share;
     return clause;
   }).join(" ");
-  await run(`create temp table gen_ind (gid integer primary key, n integer not null, type text not null, value text not null, host text, domain text, unique (value, type))`);
+  await run(
+    `create temp table gen_ind (gid integer primary key, n integer not null, type text not null, value text not null, host text, domain text, unique (value, type))`,
+  );
   await run(`create temp table gen_typed as select d.*, case ${typeCase} end as type,
       (select name from gen_domains where k = ${skewed("d.r2", "d.r3", DOMAIN_POOL)}) as dom,
       case when d.r4 % 10 < 4 then (select prefix from gen_slash24 where k = d.r5 % ${SLASH24_POOL}) || (d.r2 % 256)
@@ -122,8 +143,7 @@ export async function addSyntheticIndicators(db: Kysely<Database>, missing: numb
   // Sightings: 40 % one, 35 % two, 25 % three, from different feeds of the type.
   await run(`create temp table gen_k (k integer primary key)`);
   await run(`insert into gen_k values (0), (1), (2)`);
-  const sourcesCase = (position: string) =>
-    `case i.type ${PROFILES.map((p) => `when '${p.type}' then ${pick(p.sources, position)}`).join(" ")} end`;
+  const sourcesCase = (position: string) => `case i.type ${PROFILES.map((p) => `when '${p.type}' then ${pick(p.sources, position)}`).join(" ")} end`;
   const poolSize = `case i.type ${PROFILES.map((p) => `when '${p.type}' then ${p.sources.length}`).join(" ")} end`;
   const instanceStart = `${nowJd} - ${INSTANCE_DAYS * DAY}`;
   await run(`create temp table gen_sight as
@@ -192,5 +212,6 @@ export async function addSyntheticIndicators(db: Kysely<Database>, missing: numb
   }
   await run(`update sources set record_count = (select count(distinct indicator_id) from indicator_sightings s where s.source = sources.name)
     where name in (${list(sources)})`);
-  for (const table of ["gen_draws", "gen_domains", "gen_slash24", "gen_typed", "gen_ind", "gen_k", "gen_sight", "gen_tag_pool", "gen_tagged"]) await run(`drop table ${table}`);
+  for (const table of ["gen_draws", "gen_domains", "gen_slash24", "gen_typed", "gen_ind", "gen_k", "gen_sight", "gen_tag_pool", "gen_tagged"])
+    await run(`drop table ${table}`);
 }

@@ -33,7 +33,10 @@ try {
   for (const theme of THEMES) {
     for (const [name, width] of Object.entries(WIDTHS)) {
       const context = await browser.newContext({ viewport: { width, height: 900 }, colorScheme: theme, serviceWorkers: "block" });
-      await context.route((url) => new URL(url).origin !== server.url, (route) => route.abort("blockedbyclient"));
+      await context.route(
+        (url) => new URL(url).origin !== server.url,
+        (route) => route.abort("blockedbyclient"),
+      );
       const page = await context.newPage();
       for (const route of routes) {
         await page.goto(`${server.url}${route}`, { waitUntil: "networkidle" });
@@ -44,7 +47,15 @@ try {
           await chart.locator("canvas").waitFor();
         }
         await page.evaluate(() => window.scrollTo(0, 0));
-        const file = `${route === "/" ? "home" : route.slice(1).split("/").map((part) => part.slice(0, 40).replace(/[^a-z0-9-]+/gi, "_")).join("--")}.${name}-${width}.${theme}.png`;
+        const file = `${
+          route === "/"
+            ? "home"
+            : route
+                .slice(1)
+                .split("/")
+                .map((part) => part.slice(0, 40).replace(/[^a-z0-9-]+/gi, "_"))
+                .join("--")
+        }.${name}-${width}.${theme}.png`;
         await page.screenshot({ path: resolve(values.out, file), fullPage: true });
         count++;
       }

@@ -38,11 +38,18 @@ async function first<T>(rows: Promise<{ rows: T[] }>): Promise<T | undefined> {
 
 /** CVE list views: the default order, each filter the radar offers, and every sort in both directions. */
 async function cveListViews(db: Kysely<Database>): Promise<string[]> {
-  const vendor = await first(sql<{ vendor: string }>`
-    select vendor from cves where state = 'PUBLISHED' and vendor is not null group by vendor order by count(*) desc, vendor limit 1`.execute(db));
-  const cwe = await first(sql<{ cwe_id: string; n: number }>`
-    select cwe_id, count(*) as n from cve_cwes where cwe_id like 'CWE-%' group by cwe_id order by n desc, cwe_id limit 1`.execute(db));
-  const newest = await db.selectFrom("cves").select((eb) => eb.fn.max("date_published").as("at")).executeTakeFirst();
+  const vendor = await first(
+    sql<{ vendor: string }>`
+    select vendor from cves where state = 'PUBLISHED' and vendor is not null group by vendor order by count(*) desc, vendor limit 1`.execute(db),
+  );
+  const cwe = await first(
+    sql<{ cwe_id: string; n: number }>`
+    select cwe_id, count(*) as n from cve_cwes where cwe_id like 'CWE-%' group by cwe_id order by n desc, cwe_id limit 1`.execute(db),
+  );
+  const newest = await db
+    .selectFrom("cves")
+    .select((eb) => eb.fn.max("date_published").as("at"))
+    .executeTakeFirst();
   const filters = [
     query({}),
     query({ kev: 1 }),
@@ -68,10 +75,14 @@ function monthBefore(newestIso: string): { published_from: string; published_to:
 async function cveDetailIds(db: Kysely<Database>): Promise<string[]> {
   const ids = await Promise.all([
     // Its page answers when any feed mentions it: the CVE snapshot may lack it while KEV lists it.
-    first(sql<{ id: string }>`select id from cves where id = ${WELL_KNOWN_CVE} union select cve_id from kev_entries where cve_id = ${WELL_KNOWN_CVE}`.execute(db)),
+    first(
+      sql<{ id: string }>`select id from cves where id = ${WELL_KNOWN_CVE} union select cve_id from kev_entries where cve_id = ${WELL_KNOWN_CVE}`.execute(db),
+    ),
     first(sql<{ id: string }>`select id from cves where state = 'PUBLISHED' order by priority_score desc, id limit 1`.execute(db)),
     first(sql<{ id: string }>`select cve_id as id from cve_references group by cve_id order by count(*) desc, cve_id limit 1`.execute(db)),
-    first(sql<{ id: string }>`select id from cves where state = 'PUBLISHED' and date_published is not null order by date_published desc, id limit 1`.execute(db)),
+    first(
+      sql<{ id: string }>`select id from cves where state = 'PUBLISHED' and date_published is not null order by date_published desc, id limit 1`.execute(db),
+    ),
   ]);
   return [...new Set(ids.filter((row) => row !== undefined).map((row) => row.id))];
 }
@@ -90,8 +101,18 @@ const NEWEST = sql.raw("last_seen desc nulls last, id asc");
 
 async function iocPicks(db: Kysely<Database>): Promise<IocPicks> {
   const [family, tag, source, ipv4, host, domain] = await Promise.all([
-    first(sql<{ v: string }>`select min(malware_family) as v from indicators where malware_family is not null group by lower(malware_family) order by count(*) desc, v limit 1`.execute(db)),
-    first(sql<{ v: string }>`select min(t.name) as v from indicator_tags it join tags t on t.id = it.tag_id group by it.tag_id order by count(*) desc, v limit 1`.execute(db)),
+    first(
+      sql<{
+        v: string;
+      }>`select min(malware_family) as v from indicators where malware_family is not null group by lower(malware_family) order by count(*) desc, v limit 1`.execute(
+        db,
+      ),
+    ),
+    first(
+      sql<{
+        v: string;
+      }>`select min(t.name) as v from indicator_tags it join tags t on t.id = it.tag_id group by it.tag_id order by count(*) desc, v limit 1`.execute(db),
+    ),
     first(sql<{ v: string }>`select source as v from indicator_sightings group by source order by count(*) desc, source limit 1`.execute(db)),
     first(sql<{ v: string }>`select value as v from indicators where type = 'ipv4' order by ${NEWEST} limit 1`.execute(db)),
     first(sql<{ v: string }>`select host as v from indicators where host is not null group by host order by count(*) desc, v limit 1`.execute(db)),
@@ -129,33 +150,45 @@ function iocListViews(picks: IocPicks): string[] {
  * import stores (server/db/ioc-tables.ts).
  */
 async function heavyIndicators(db: Kysely<Database>): Promise<Array<{ type: string; value: string }>> {
-  const host = await first(sql<{ host: string }>`
-    select host from indicators where type = 'url' and host is not null group by host order by count(*) desc, host limit 1`.execute(db));
+  const host = await first(
+    sql<{ host: string }>`
+    select host from indicators where type = 'url' and host is not null group by host order by count(*) desc, host limit 1`.execute(db),
+  );
   const picks: Array<{ type: string; value: string } | undefined> = [];
   if (host) {
     picks.push(
-      await first(sql<{ type: string; value: string }>`
-        select type, value from indicators where host = ${host.host} and type = 'url' order by ${NEWEST} limit 1`.execute(db)),
+      await first(
+        sql<{ type: string; value: string }>`
+        select type, value from indicators where host = ${host.host} and type = 'url' order by ${NEWEST} limit 1`.execute(db),
+      ),
       await first(sql<{ type: string; value: string }>`select type, value from indicators where type = 'domain' and value = ${host.host}`.execute(db)),
     );
   }
-  const parent = await first(sql<{ parent: string }>`
-    select domain as parent from indicators where type = 'domain' and domain is not null group by domain order by count(*) desc, domain limit 1`.execute(db));
+  const parent = await first(
+    sql<{ parent: string }>`
+    select domain as parent from indicators where type = 'domain' and domain is not null group by domain order by count(*) desc, domain limit 1`.execute(db),
+  );
   if (parent) {
     picks.push(
-      await first(sql<{ type: string; value: string }>`
-        select type, value from indicators where domain = ${parent.parent} and type = 'domain' order by ${NEWEST} limit 1`.execute(db)),
+      await first(
+        sql<{ type: string; value: string }>`
+        select type, value from indicators where domain = ${parent.parent} and type = 'domain' order by ${NEWEST} limit 1`.execute(db),
+      ),
     );
   }
   // Up to the last dot of an address is its /24 ("192.0.2."), with or without a port.
-  const slash24 = await first(sql<{ prefix: string }>`
+  const slash24 = await first(
+    sql<{ prefix: string }>`
     select rtrim(value, replace(value, '.', '')) as prefix from indicators where type in ('ipv4', 'ip:port')
-    group by prefix order by count(*) desc, prefix limit 1`.execute(db));
+    group by prefix order by count(*) desc, prefix limit 1`.execute(db),
+  );
   if (slash24) {
     picks.push(
-      await first(sql<{ type: string; value: string }>`
+      await first(
+        sql<{ type: string; value: string }>`
         select type, value from indicators where type in ('ipv4', 'ip:port') and value >= ${slash24.prefix} and value < ${`${slash24.prefix}:`}
-        order by ${NEWEST} limit 1`.execute(db)),
+        order by ${NEWEST} limit 1`.execute(db),
+      ),
     );
   }
   return picks.filter((pick) => pick !== undefined);
@@ -165,9 +198,7 @@ async function heavyIndicators(db: Kysely<Database>): Promise<Array<{ type: stri
 async function iocDetailValues(db: Kysely<Database>): Promise<Array<{ type: string; value: string }>> {
   const types = await db.selectFrom("indicators").select("type").distinct().orderBy("type").execute();
   const newest = await Promise.all(
-    types.map(({ type }) =>
-      db.selectFrom("indicators").select(["type", "value"]).where("type", "=", type).orderBy(NEWEST).limit(1).executeTakeFirstOrThrow(),
-    ),
+    types.map(({ type }) => db.selectFrom("indicators").select(["type", "value"]).where("type", "=", type).orderBy(NEWEST).limit(1).executeTakeFirstOrThrow()),
   );
   const all = [...newest, ...(await heavyIndicators(db))];
   return all.filter((pick, i) => all.findIndex((other) => other.value === pick.value && other.type === pick.type) === i);
@@ -175,20 +206,26 @@ async function iocDetailValues(db: Kysely<Database>): Promise<Array<{ type: stri
 
 /** A filter that selects at most EXPORT_ROWS_MAX rows: the most common KEV vendor that stays under it. */
 async function boundedCveExport(db: Kysely<Database>): Promise<string | null> {
-  const vendor = await first(sql<{ vendor: string }>`
+  const vendor = await first(
+    sql<{ vendor: string }>`
     select vendor from cves where kev = 1 and vendor is not null group by vendor having count(*) <= ${EXPORT_ROWS_MAX}
-    order by count(*) desc, vendor limit 1`.execute(db));
+    order by count(*) desc, vendor limit 1`.execute(db),
+  );
   return vendor ? query({ kev: 1, vendor: vendor.vendor }) : null;
 }
 
 /** The largest malware family under EXPORT_ROWS_MAX indicators, with the type it has most of (blocklists list one type). */
 async function boundedIocExport(db: Kysely<Database>): Promise<{ search: string; blocklist: string } | null> {
-  const family = await first(sql<{ family: string }>`
+  const family = await first(
+    sql<{ family: string }>`
     select min(malware_family) as family from indicators where malware_family is not null group by lower(malware_family)
-    having count(*) <= ${EXPORT_ROWS_MAX} order by count(*) desc, family limit 1`.execute(db));
+    having count(*) <= ${EXPORT_ROWS_MAX} order by count(*) desc, family limit 1`.execute(db),
+  );
   if (!family) return null;
-  const type = await first(sql<{ type: string }>`
-    select type from indicators where lower(malware_family) = ${family.family.toLowerCase()} group by type order by count(*) desc, type limit 1`.execute(db));
+  const type = await first(
+    sql<{ type: string }>`
+    select type from indicators where lower(malware_family) = ${family.family.toLowerCase()} group by type order by count(*) desc, type limit 1`.execute(db),
+  );
   return { search: query({ malware: family.family }), blocklist: query({ malware: family.family, type: type?.type ?? "ipv4" }) };
 }
 

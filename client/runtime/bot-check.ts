@@ -40,9 +40,7 @@ export function registerBotCheck(siteKey: string | null): void {
 export async function executeBotCheck(action: string): Promise<string | null> {
   if (!registration) return null;
   const { siteKey, ready } = registration;
-  const timeout = new Promise<never>((_, reject) =>
-    window.setTimeout(() => reject(new Error("The bot check did not answer in time")), LOAD_TIMEOUT_MS),
-  );
+  const timeout = new Promise<never>((_, reject) => window.setTimeout(() => reject(new Error("The bot check did not answer in time")), LOAD_TIMEOUT_MS));
   const grecaptcha = await Promise.race([ready, timeout]);
   return grecaptcha.execute(siteKey, { action });
 }

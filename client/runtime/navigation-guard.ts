@@ -28,4 +28,3 @@ export function installNavigationGuard(config: PublicConfig): void {
     { capture: true },
   );
 }
-

@@ -18,16 +18,52 @@ export const CVE_EXPORT_MAX_ROWS = 10_000;
 export const CVE_FEED_MAX_ENTRIES = 100;
 
 const CSV_HEADER = [
-  "id", "state", "has_record", "title", "vendor", "product", "cvss_score", "cvss_severity", "cvss_version", "cvss_source",
-  "epss", "epss_percentile", "epss_change_7d", "kev", "kev_date_added", "kev_due_date", "kev_known_ransomware",
-  "exploit_count", "published", "updated", "radar_priority",
+  "id",
+  "state",
+  "has_record",
+  "title",
+  "vendor",
+  "product",
+  "cvss_score",
+  "cvss_severity",
+  "cvss_version",
+  "cvss_source",
+  "epss",
+  "epss_percentile",
+  "epss_change_7d",
+  "kev",
+  "kev_date_added",
+  "kev_due_date",
+  "kev_known_ransomware",
+  "exploit_count",
+  "published",
+  "updated",
+  "radar_priority",
 ];
 
 function csvValues(row: CveListRow) {
   return [
-    row.id, row.state, row.hasRecord, row.title, row.vendor, row.product, row.cvss?.score, row.cvss?.severity, row.cvss?.version,
-    row.cvss?.source, row.epss?.score, row.epss?.percentile, row.epss?.change7d, row.kev !== null, row.kev?.dateAdded,
-    row.kev?.dueDate, row.kev?.ransomware, row.exploitCount, row.published, row.updated, row.priority,
+    row.id,
+    row.state,
+    row.hasRecord,
+    row.title,
+    row.vendor,
+    row.product,
+    row.cvss?.score,
+    row.cvss?.severity,
+    row.cvss?.version,
+    row.cvss?.source,
+    row.epss?.score,
+    row.epss?.percentile,
+    row.epss?.change7d,
+    row.kev !== null,
+    row.kev?.dateAdded,
+    row.kev?.dueDate,
+    row.kev?.ransomware,
+    row.exploitCount,
+    row.published,
+    row.updated,
+    row.priority,
   ];
 }
 
@@ -101,7 +137,11 @@ export function cveRoutes({ db, cves, now, siteUrl, logger }: CveRoutesOptions):
     const { rows } = await cves.list(feedParams);
     const origin = siteOrigin(req, siteUrl);
     const search = cveListSearch(params);
-    const updated = rows.map((row) => row.updated ?? row.published ?? "").sort().at(-1) || now().toISOString();
+    const updated =
+      rows
+        .map((row) => row.updated ?? row.published ?? "")
+        .sort()
+        .at(-1) || now().toISOString();
     res.type("application/atom+xml; charset=utf-8").send(
       renderAtom({
         id: `${origin}/cve-radar${search}`,

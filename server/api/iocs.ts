@@ -30,13 +30,34 @@ const BLOCKLIST_BATCH = 2_000;
 export const BOT_CHECK_ACTION = "bulk_lookup";
 
 const CSV_HEADER = [
-  "value", "type", "threat_type", "malware_family", "tags", "sources", "first_seen", "last_seen", "confidence", "score", "verdict", "benign_lists",
+  "value",
+  "type",
+  "threat_type",
+  "malware_family",
+  "tags",
+  "sources",
+  "first_seen",
+  "last_seen",
+  "confidence",
+  "score",
+  "verdict",
+  "benign_lists",
 ];
 
 function csvValues(row: IocListRow) {
   return [
-    row.value, row.type, row.threatType, row.malwareFamily, row.tags.join(" "), row.sources.join(" "), row.firstSeen, row.lastSeen,
-    row.confidence, row.score, row.verdict, row.benignLists.join(" "),
+    row.value,
+    row.type,
+    row.threatType,
+    row.malwareFamily,
+    row.tags.join(" "),
+    row.sources.join(" "),
+    row.firstSeen,
+    row.lastSeen,
+    row.confidence,
+    row.score,
+    row.verdict,
+    row.benignLists.join(" "),
   ];
 }
 
@@ -65,7 +86,13 @@ export function iocRoutes({ db, iocs, now, logger, siteUrl, botCheck, rateLimit 
         .offset(offset)
         .execute();
       if (rows.length === 0) return;
-      yield toListRows(db, rows.map((row): IndicatorRow => ({ ...row, id: Number(row.id) })), matcher, listed, clock);
+      yield toListRows(
+        db,
+        rows.map((row): IndicatorRow => ({ ...row, id: Number(row.id) })),
+        matcher,
+        listed,
+        clock,
+      );
       if (rows.length < EXPORT_BATCH) return;
     }
   }
@@ -120,11 +147,20 @@ export function iocRoutes({ db, iocs, now, logger, siteUrl, botCheck, rateLimit 
       const emitted = new Set<string>();
       let first = true;
       for await (const rows of exportBatches(params, clock)) {
-        const sightings = await sightingsOf(db, rows.map((row) => row.id));
+        const sightings = await sightingsOf(
+          db,
+          rows.map((row) => row.id),
+        );
         for (const row of rows) {
           const input: StixIndicatorInput = {
             ...row,
-            sightings: (sightings.get(row.id) ?? []).map((s) => ({ source: s.source, variant: s.variant, firstSeen: s.firstSeen, lastSeen: s.lastSeen, reference: s.reference })),
+            sightings: (sightings.get(row.id) ?? []).map((s) => ({
+              source: s.source,
+              variant: s.variant,
+              firstSeen: s.firstSeen,
+              lastSeen: s.lastSeen,
+              reference: s.reference,
+            })),
           };
           for (const object of stixObjectsFor(input, generated, emitted)) {
             yield `${first ? "" : ","}${JSON.stringify(object)}`;
@@ -146,7 +182,7 @@ export function iocRoutes({ db, iocs, now, logger, siteUrl, botCheck, rateLimit 
     await streamText(req, res, logger, async function* () {
       // By value, in batches that start after the last value sent: each batch is one short read.
       let after: string | null = null;
-      for (let sent = 0; sent < IOC_BLOCKLIST_MAX_ROWS; ) {
+      for (let sent = 0; sent < IOC_BLOCKLIST_MAX_ROWS;) {
         const rows = await orderedIndicators(db, listParams, clock, context)
           .$if(after !== null, (qb) => qb.where("indicators.value", ">", after ?? ""))
           .select(["indicators.type", "indicators.value"])
@@ -169,7 +205,11 @@ export function iocRoutes({ db, iocs, now, logger, siteUrl, botCheck, rateLimit 
     const { rows } = await iocs.list(feedParams, clock);
     const origin = siteOrigin(req, siteUrl);
     const search = iocListSearch(params);
-    const updated = rows.map((row) => row.lastSeen ?? row.firstSeen ?? "").sort().at(-1) || clock.toISOString();
+    const updated =
+      rows
+        .map((row) => row.lastSeen ?? row.firstSeen ?? "")
+        .sort()
+        .at(-1) || clock.toISOString();
     res.type("application/atom+xml; charset=utf-8").send(
       renderAtom({
         id: `${origin}/ioc-radar${search}`,
@@ -208,7 +248,7 @@ export function iocRoutes({ db, iocs, now, logger, siteUrl, botCheck, rateLimit 
     async (req, res) => {
       const { text, token } = lookupInput(req);
       if (text === null) {
-        sendBadRequest(res, [{ param: "text", message: "is required: send JSON { \"text\": \"…\" } or a text/plain body" }]);
+        sendBadRequest(res, [{ param: "text", message: 'is required: send JSON { "text": "…" } or a text/plain body' }]);
         return;
       }
       if (Buffer.byteLength(text, "utf8") > LOOKUP_MAX_BYTES) {
@@ -217,7 +257,7 @@ export function iocRoutes({ db, iocs, now, logger, siteUrl, botCheck, rateLimit 
       }
       if (botCheck) {
         if (!token) {
-          res.status(403).json({ error: { statusCode: 403, message: "A bot check token is required (JSON field \"token\" or header X-Bot-Check-Token)" } });
+          res.status(403).json({ error: { statusCode: 403, message: 'A bot check token is required (JSON field "token" or header X-Bot-Check-Token)' } });
           return;
         }
         const outcome = await verifyBotCheck(botCheck, token, BOT_CHECK_ACTION, req.ip);

@@ -168,7 +168,8 @@ export function openApiDocument() {
       },
       "/iocs/{value}": {
         get: {
-          summary: "Everything known about one indicator (any defanged form): score breakdown, sightings, activity, related indicators, CVEs, warninglist matches; an unseen valid indicator answers known: false",
+          summary:
+            "Everything known about one indicator (any defanged form): score breakdown, sightings, activity, related indicators, CVEs, warninglist matches; an unseen valid indicator answers known: false",
           parameters: [{ name: "value", in: "path", required: true, schema: { type: "string" } }],
           responses: { 200: json("The indicator"), 400: problem, 429: tooMany },
         },

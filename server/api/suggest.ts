@@ -14,7 +14,14 @@ const prefixEnd = (prefix: string) => `${prefix}\uffff`;
 async function suggestions(db: Kysely<Database>, q: string): Promise<string[]> {
   if (/^cve-\d/i.test(q)) {
     const prefix = q.toUpperCase();
-    const rows = await db.selectFrom("cves").select("id").where("id", ">=", prefix).where("id", "<", prefixEnd(prefix)).orderBy("id", "desc").limit(SUGGEST_LIMIT).execute();
+    const rows = await db
+      .selectFrom("cves")
+      .select("id")
+      .where("id", ">=", prefix)
+      .where("id", "<", prefixEnd(prefix))
+      .orderBy("id", "desc")
+      .limit(SUGGEST_LIMIT)
+      .execute();
     return rows.map((row) => row.id);
   }
   const lower = q.toLowerCase();

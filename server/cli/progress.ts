@@ -92,8 +92,12 @@ export function createProgressDisplay(names: readonly string[]): ProgressDisplay
     },
     done(outcome) {
       const bar = byName.get(outcome.source);
-      const status = outcome.status === "skipped" ? `skipped: ${outcome.detail ?? ""}` : outcome.status === "failed" ? `failed: ${outcome.error ?? ""}` : outcome.status;
-      bar?.update(outcome.status === "ok" || outcome.status === "not-modified" ? 1000 : bar.getProgress() * 1000, { source: outcome.source.padEnd(width), status });
+      const status =
+        outcome.status === "skipped" ? `skipped: ${outcome.detail ?? ""}` : outcome.status === "failed" ? `failed: ${outcome.error ?? ""}` : outcome.status;
+      bar?.update(outcome.status === "ok" || outcome.status === "not-modified" ? 1000 : bar.getProgress() * 1000, {
+        source: outcome.source.padEnd(width),
+        status,
+      });
     },
     note: (line) => bars.log(`${line}\n`),
     stop: () => bars.stop(),

@@ -87,58 +87,60 @@ const baseUrl = z.string().refine((value) => value.startsWith("/") || URL.canPar
  * Every environment variable the server reads, with its default. The README's
  * configuration table mirrors this schema.
  */
-export const envSchema = z.object({
-  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
-  HOST: z.string().min(1).default("0.0.0.0"),
-  PORT: wholeNumber(1, 65535).default(3000),
-  DATABASE_PATH: z.string().min(1).default("./data/threat-radar.sqlite"),
-  /** Set: the data lives in this PostgreSQL database, and DATABASE_PATH is not used. */
-  DATABASE_URL: postgresUrl.optional(),
-  /** Connections each web process opens to PostgreSQL at most. */
-  DATABASE_POOL_SIZE: wholeNumber(1, 1000).default(10),
-  /** all: serve and import (one node); web: serve only; worker: import only, answering /healthz and /readyz. */
-  SERVER_ROLE: z.enum(SERVER_ROLES).default("all"),
-  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
-  /** auto: pretty on a terminal, JSON lines otherwise (a file, a pipe, journald, a container log). */
-  LOG_FORMAT: z.enum(["auto", "pretty", "json"]).default("auto"),
-  /** Bearer token that opens /metrics from any address. */
-  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
-  /** Address ranges that may read /metrics without the token ("none" for none). */
-  METRICS_ALLOW: metricsAllow.default(["loopback", "private", "uniqueLocal"]),
-  TRUST_PROXY: trustProxy.default("false"),
-  SSR_ABORT_MS: wholeNumber(100, 120_000).default(10_000),
-  DATABASE_READ_THREADS: wholeNumber(1, 64).optional(),
-  QUERY_TIMEOUT_MS: wholeNumber(100, 120_000).default(10_000),
-  SERVE_CONCURRENCY: wholeNumber(1, 1024).default(8),
-  SERVE_QUEUE_MS: wholeNumber(10, 60_000).default(1_000),
-  SERVE_QUEUE_MAX: wholeNumber(1, 100_000).default(1_000),
-  PAGE_CACHE_MB: wholeNumber(0, 4_096).default(64),
-  COMPRESSION_LEVEL: wholeNumber(1, 9).default(6),
-  SHUTDOWN_GRACE_MS: wholeNumber(0, 120_000).default(10_000),
-  RATE_LIMIT_WINDOW_MS: wholeNumber(1000).default(60_000),
-  RATE_LIMIT_PAGES_MAX: wholeNumber(1).default(300),
-  RATE_LIMIT_API_MAX: wholeNumber(1).default(600),
-  RATE_LIMIT_LOOKUP_MAX: wholeNumber(1).default(30),
-  SITE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  PUBLIC_SITE_NAME: z.string().min(1).max(80).default("Threat Radar"),
-  PUBLIC_API_BASE_URL: baseUrl.default("/"),
-  PUBLIC_OLD_BASE_URL: baseUrl.default("/"),
-  PUBLIC_SUPPORT_EMAIL: z.email().default("support@localhost.localdomain"),
-  PUBLIC_ALLOWED_EXTERNAL_ORIGINS: commaList.pipe(z.array(z.url({ protocol: /^https?$/ }))),
-  RECAPTCHA_SITE_KEY: z
-    .string()
-    .regex(/^[\w-]{10,100}$/, "must be a reCAPTCHA v3 site key")
-    .optional(),
-  RECAPTCHA_SECRET_KEY: z.string().min(1).optional(),
-  RECAPTCHA_VERIFY_URL: z.url({ protocol: /^https?$/ }).default("https://www.recaptcha.net/recaptcha/api/siteverify"),
-  RECAPTCHA_MIN_SCORE: decimal(0, 1).default(0.5),
-  GTM_IDS: commaList.pipe(z.array(z.string().regex(/^GTM-[A-Z0-9]{4,12}$/, "must be ids like GTM-XXXXXXX"))),
-}).superRefine((env, ctx) => {
-  // A site key alone would load the bot check in browsers while the server accepted any token.
-  if (env.RECAPTCHA_SITE_KEY && !env.RECAPTCHA_SECRET_KEY) {
-    ctx.addIssue({ code: "custom", path: ["RECAPTCHA_SECRET_KEY"], message: "is required when RECAPTCHA_SITE_KEY is set, to verify bot-check tokens" });
-  }
-});
+export const envSchema = z
+  .object({
+    NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+    HOST: z.string().min(1).default("0.0.0.0"),
+    PORT: wholeNumber(1, 65535).default(3000),
+    DATABASE_PATH: z.string().min(1).default("./data/threat-radar.sqlite"),
+    /** Set: the data lives in this PostgreSQL database, and DATABASE_PATH is not used. */
+    DATABASE_URL: postgresUrl.optional(),
+    /** Connections each web process opens to PostgreSQL at most. */
+    DATABASE_POOL_SIZE: wholeNumber(1, 1000).default(10),
+    /** all: serve and import (one node); web: serve only; worker: import only, answering /healthz and /readyz. */
+    SERVER_ROLE: z.enum(SERVER_ROLES).default("all"),
+    LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+    /** auto: pretty on a terminal, JSON lines otherwise (a file, a pipe, journald, a container log). */
+    LOG_FORMAT: z.enum(["auto", "pretty", "json"]).default("auto"),
+    /** Bearer token that opens /metrics from any address. */
+    METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+    /** Address ranges that may read /metrics without the token ("none" for none). */
+    METRICS_ALLOW: metricsAllow.default(["loopback", "private", "uniqueLocal"]),
+    TRUST_PROXY: trustProxy.default("false"),
+    SSR_ABORT_MS: wholeNumber(100, 120_000).default(10_000),
+    DATABASE_READ_THREADS: wholeNumber(1, 64).optional(),
+    QUERY_TIMEOUT_MS: wholeNumber(100, 120_000).default(10_000),
+    SERVE_CONCURRENCY: wholeNumber(1, 1024).default(8),
+    SERVE_QUEUE_MS: wholeNumber(10, 60_000).default(1_000),
+    SERVE_QUEUE_MAX: wholeNumber(1, 100_000).default(1_000),
+    PAGE_CACHE_MB: wholeNumber(0, 4_096).default(64),
+    COMPRESSION_LEVEL: wholeNumber(1, 9).default(6),
+    SHUTDOWN_GRACE_MS: wholeNumber(0, 120_000).default(10_000),
+    RATE_LIMIT_WINDOW_MS: wholeNumber(1000).default(60_000),
+    RATE_LIMIT_PAGES_MAX: wholeNumber(1).default(300),
+    RATE_LIMIT_API_MAX: wholeNumber(1).default(600),
+    RATE_LIMIT_LOOKUP_MAX: wholeNumber(1).default(30),
+    SITE_URL: z.url({ protocol: /^https?$/ }).optional(),
+    PUBLIC_SITE_NAME: z.string().min(1).max(80).default("Threat Radar"),
+    PUBLIC_API_BASE_URL: baseUrl.default("/"),
+    PUBLIC_OLD_BASE_URL: baseUrl.default("/"),
+    PUBLIC_SUPPORT_EMAIL: z.email().default("support@localhost.localdomain"),
+    PUBLIC_ALLOWED_EXTERNAL_ORIGINS: commaList.pipe(z.array(z.url({ protocol: /^https?$/ }))),
+    RECAPTCHA_SITE_KEY: z
+      .string()
+      .regex(/^[\w-]{10,100}$/, "must be a reCAPTCHA v3 site key")
+      .optional(),
+    RECAPTCHA_SECRET_KEY: z.string().min(1).optional(),
+    RECAPTCHA_VERIFY_URL: z.url({ protocol: /^https?$/ }).default("https://www.recaptcha.net/recaptcha/api/siteverify"),
+    RECAPTCHA_MIN_SCORE: decimal(0, 1).default(0.5),
+    GTM_IDS: commaList.pipe(z.array(z.string().regex(/^GTM-[A-Z0-9]{4,12}$/, "must be ids like GTM-XXXXXXX"))),
+  })
+  .superRefine((env, ctx) => {
+    // A site key alone would load the bot check in browsers while the server accepted any token.
+    if (env.RECAPTCHA_SITE_KEY && !env.RECAPTCHA_SECRET_KEY) {
+      ctx.addIssue({ code: "custom", path: ["RECAPTCHA_SECRET_KEY"], message: "is required when RECAPTCHA_SITE_KEY is set, to verify bot-check tokens" });
+    }
+  });
 
 export type Env = z.infer<typeof envSchema>;
 
@@ -168,9 +170,7 @@ export function toPublicConfig(env: Env): PublicConfig {
     botCheckSiteKey: env.RECAPTCHA_SITE_KEY ?? null,
     tagManagerIds: env.GTM_IDS,
     supportEmail: env.PUBLIC_SUPPORT_EMAIL,
-    allowedExternalOrigins: [
-      ...new Set([...env.PUBLIC_ALLOWED_EXTERNAL_ORIGINS.map((url) => new URL(url).origin), ...(oldBaseOrigin ? [oldBaseOrigin] : [])]),
-    ],
+    allowedExternalOrigins: [...new Set([...env.PUBLIC_ALLOWED_EXTERNAL_ORIGINS.map((url) => new URL(url).origin), ...(oldBaseOrigin ? [oldBaseOrigin] : [])])],
   };
 }
 

@@ -124,7 +124,12 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
   // so the first public exploit is on the timeline without one.
   const undatedEvents =
     exploitCount > 0
-      ? [{ event: "First public exploit", note: `date not published by the source (${exploitCount} public exploit / PoC reference${exploitCount === 1 ? "" : "s"}, none dated)` }]
+      ? [
+          {
+            event: "First public exploit",
+            note: `date not published by the source (${exploitCount} public exploit / PoC reference${exploitCount === 1 ? "" : "s"}, none dated)`,
+          },
+        ]
       : [];
 
   const missing: string[] = [];

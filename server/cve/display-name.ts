@@ -2,7 +2,23 @@
  * What feeds write where they have no vendor or product to name. None of
  * them is ever shown, filtered on or ranked as a vendor or product.
  */
-const PLACEHOLDERS = new Set(["", "-", "--", "*", "?", "n/a", "na", "none", "null", "nil", "unknown", "unspecified", "not applicable", "not specified", "undefined"]);
+const PLACEHOLDERS = new Set([
+  "",
+  "-",
+  "--",
+  "*",
+  "?",
+  "n/a",
+  "na",
+  "none",
+  "null",
+  "nil",
+  "unknown",
+  "unspecified",
+  "not applicable",
+  "not specified",
+  "undefined",
+]);
 
 /**
  * The one rule for vendor and product names: the publisher's own spelling,

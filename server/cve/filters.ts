@@ -46,11 +46,7 @@ export function cveFilter(eb: CveExpressions, params: CveListParams, dialect: Sq
           ...(params.product ? [inner(sql`lower(cve_affected.product)`, "=", params.product.toLowerCase())] : []),
         ]),
       );
-    conditions.push(
-      walkAlong
-        ? eb.exists(affected.whereRef("cve_affected.cve_id", "=", "cves.id"))
-        : eb("cves.id", "in", affected),
-    );
+    conditions.push(walkAlong ? eb.exists(affected.whereRef("cve_affected.cve_id", "=", "cves.id")) : eb("cves.id", "in", affected));
   }
   if (params.cwe) {
     // KEV's CWEs stand in only where no other source names one, as on the CVE page (server/cve/detail.ts).
@@ -72,9 +68,7 @@ export function cveFilter(eb: CveExpressions, params: CveListParams, dialect: Sq
           ),
         ]),
       );
-    conditions.push(
-      walkAlong ? eb.exists(weaknesses.whereRef("cve_cwes.cve_id", "=", "cves.id")) : eb("cves.id", "in", weaknesses),
-    );
+    conditions.push(walkAlong ? eb.exists(weaknesses.whereRef("cve_cwes.cve_id", "=", "cves.id")) : eb("cves.id", "in", weaknesses));
   }
   if (params.published_from) conditions.push(eb(column("cves.date_published"), ">=", params.published_from));
   if (params.published_to) conditions.push(eb(column("cves.date_published"), "<", nextDay(params.published_to)));

@@ -1,10 +1,6 @@
 import { sql, type Kysely, type Selectable } from "kysely";
 import { dialectOf } from "../db/dialect";
-import {
-  CVE_PAGE_SIZE_DEFAULT,
-  type CveListParams,
-  type CveSortKey,
-} from "../../shared/cve/list-params";
+import { CVE_PAGE_SIZE_DEFAULT, type CveListParams, type CveSortKey } from "../../shared/cve/list-params";
 import type { CveListPage, CveListRow } from "../../shared/cve/list-types";
 import type { CvesTable, Database } from "../db/schema";
 import type { Scan } from "../db/scan";
@@ -48,9 +44,28 @@ export const LIST_COLUMNS = [
 
 type ListColumns = Pick<
   Selectable<CvesTable>,
-  | "id" | "state" | "has_record" | "title" | "description" | "vendor" | "product" | "cvss_score" | "cvss_severity" | "cvss_version"
-  | "cvss_source" | "epss" | "epss_percentile" | "epss_7d_ago" | "kev" | "kev_date_added" | "kev_due_date"
-  | "kev_ransomware" | "exploit_count" | "date_published" | "date_updated" | "priority_score"
+  | "id"
+  | "state"
+  | "has_record"
+  | "title"
+  | "description"
+  | "vendor"
+  | "product"
+  | "cvss_score"
+  | "cvss_severity"
+  | "cvss_version"
+  | "cvss_source"
+  | "epss"
+  | "epss_percentile"
+  | "epss_7d_ago"
+  | "kev"
+  | "kev_date_added"
+  | "kev_due_date"
+  | "kev_ransomware"
+  | "exploit_count"
+  | "date_published"
+  | "date_updated"
+  | "priority_score"
 >;
 
 function firstLine(text: string | null): string {
@@ -66,10 +81,7 @@ export function toListRow(row: ListColumns): CveListRow {
     title: row.title?.trim() || firstLine(row.description),
     vendor: row.vendor,
     product: row.product,
-    cvss:
-      row.cvss_score === null
-        ? null
-        : { score: row.cvss_score, severity: row.cvss_severity ?? "NONE", version: row.cvss_version, source: row.cvss_source },
+    cvss: row.cvss_score === null ? null : { score: row.cvss_score, severity: row.cvss_severity ?? "NONE", version: row.cvss_version, source: row.cvss_source },
     epss:
       row.epss === null
         ? null

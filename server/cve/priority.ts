@@ -82,11 +82,7 @@ export function computeCvePriority(evidence: CvePriorityEvidence, now: Date): Cv
     factor: "ransomware",
     points: kev?.knownRansomwareUse ? w.ransomware : 0,
     max: w.ransomware,
-    evidence: !kev
-      ? "Not in CISA KEV"
-      : kev.knownRansomwareUse
-        ? "CISA KEV: known use in ransomware campaigns"
-        : "CISA KEV: no known ransomware campaign use",
+    evidence: !kev ? "Not in CISA KEV" : kev.knownRansomwareUse ? "CISA KEV: known use in ransomware campaigns" : "CISA KEV: no known ransomware campaign use",
   });
 
   const probability = epss ? clamp(epss.score, 0, 1) : 0;
@@ -95,9 +91,7 @@ export function computeCvePriority(evidence: CvePriorityEvidence, now: Date): Cv
     points: round(w.epss * probability, 2),
     max: w.epss,
     evidence: epss
-      ? `EPSS ${epss.score}` +
-        (epss.percentile === null ? "" : ` (${formatPercentile(epss.percentile)})`) +
-        (epss.date ? ` on ${epss.date}` : "")
+      ? `EPSS ${epss.score}` + (epss.percentile === null ? "" : ` (${formatPercentile(epss.percentile)})`) + (epss.date ? ` on ${epss.date}` : "")
       : "No EPSS score",
   });
 
@@ -106,10 +100,7 @@ export function computeCvePriority(evidence: CvePriorityEvidence, now: Date): Cv
     factor: "exploit",
     points: exploits > 0 ? w.exploit : 0,
     max: w.exploit,
-    evidence:
-      exploits === 0
-        ? "No public exploit or PoC reference"
-        : `${exploits} public exploit / PoC reference${exploits === 1 ? "" : "s"}`,
+    evidence: exploits === 0 ? "No public exploit or PoC reference" : `${exploits} public exploit / PoC reference${exploits === 1 ? "" : "s"}`,
   });
 
   const base = cvss ? clamp(cvss.score, 0, 10) : 0;
@@ -117,9 +108,7 @@ export function computeCvePriority(evidence: CvePriorityEvidence, now: Date): Cv
     factor: "cvss",
     points: round((w.cvss * base) / 10, 2),
     max: w.cvss,
-    evidence: cvss
-      ? `CVSS${cvss.version ? ` ${cvss.version}` : ""} base score ${base.toFixed(1)}${cvss.source ? ` (${cvss.source})` : ""}`
-      : "No CVSS score",
+    evidence: cvss ? `CVSS${cvss.version ? ` ${cvss.version}` : ""} base score ${base.toFixed(1)}${cvss.source ? ` (${cvss.source})` : ""}` : "No CVSS score",
   });
 
   const publishedMs = evidence.published ? Date.parse(evidence.published) : Number.NaN;

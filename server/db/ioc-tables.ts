@@ -102,8 +102,6 @@ export async function createIocIndexes(db: Kysely<any>, suffix: string, indexSuf
     ["indicator_cves_indicator_idx", `indicator_cves${suffix}`, "indicator_id"],
   ];
   for (const [name, table, columns, where] of indexes) {
-    await sql
-      .raw(`create index ${name}${indexSuffix} on ${table} (${columns})${where ? ` where ${where}` : ""}`)
-      .execute(db);
+    await sql.raw(`create index ${name}${indexSuffix} on ${table} (${columns})${where ? ` where ${where}` : ""}`).execute(db);
   }
 }

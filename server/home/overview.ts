@@ -17,7 +17,10 @@ const count = (row: { n: number | string | bigint } | undefined) => Number(row?.
 
 /** Indicators per day (of the publishers' last-seen times) by type over the 90 days up to the newest. */
 async function indicatorsPerDay(db: Kysely<Database>): Promise<HomeData["indicatorChart"]> {
-  const newest = await db.selectFrom("indicators").select((eb) => eb.fn.max("last_seen").as("d")).executeTakeFirst();
+  const newest = await db
+    .selectFrom("indicators")
+    .select((eb) => eb.fn.max("last_seen").as("d"))
+    .executeTakeFirst();
   if (!newest?.d) return { days: [], byType: {} };
   const end = Date.parse(`${newest.d.slice(0, 10)}T00:00:00Z`);
   const days = Array.from({ length: CHART_DAYS }, (_, i) => new Date(end - (CHART_DAYS - 1 - i) * DAY_MS).toISOString().slice(0, 10));
@@ -64,13 +67,30 @@ export async function queryHomeOverview({ db, cves, cached, pipelineConfig }: Ho
   const [figures, top, newestKev, newestIndicators, cveStats, indicatorChart, sources] = await Promise.all([
     cached(`home-figures|${hour}`, async () => {
       const [tracked, day, week, newest, kev, kev30, indicators, seen24h, newestSeen] = await Promise.all([
-        db.selectFrom("cves").where("state", "=", "PUBLISHED").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst(),
+        db
+          .selectFrom("cves")
+          .where("state", "=", "PUBLISHED")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .executeTakeFirst(),
         publishedSince(daysAgo(now, 1)),
         publishedSince(daysAgo(now, 7)),
-        db.selectFrom("cves").select((eb) => eb.fn.max("date_published").as("d")).executeTakeFirst(),
-        db.selectFrom("kev_entries").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst(),
-        db.selectFrom("kev_entries").where("date_added", ">=", daysAgo(now, 30).slice(0, 10)).select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst(),
-        db.selectFrom("indicators").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirst(),
+        db
+          .selectFrom("cves")
+          .select((eb) => eb.fn.max("date_published").as("d"))
+          .executeTakeFirst(),
+        db
+          .selectFrom("kev_entries")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .executeTakeFirst(),
+        db
+          .selectFrom("kev_entries")
+          .where("date_added", ">=", daysAgo(now, 30).slice(0, 10))
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .executeTakeFirst(),
+        db
+          .selectFrom("indicators")
+          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .executeTakeFirst(),
         // The publishers' times only: a listing no feed dated was not "seen" at any time.
         db
           .selectFrom("indicators")
@@ -78,7 +98,10 @@ export async function queryHomeOverview({ db, cves, cached, pipelineConfig }: Ho
           .where("last_seen", "<=", now.toISOString())
           .select((eb) => eb.fn.countAll<number>().as("n"))
           .executeTakeFirst(),
-        db.selectFrom("indicators").select((eb) => eb.fn.max("last_seen").as("d")).executeTakeFirst(),
+        db
+          .selectFrom("indicators")
+          .select((eb) => eb.fn.max("last_seen").as("d"))
+          .executeTakeFirst(),
       ]);
       return {
         cvesTracked: count(tracked),

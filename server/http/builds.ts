@@ -21,7 +21,10 @@ export function buildRoutes({ build, routePatterns, prerendered = [] }: BuildRou
   });
   router.get(`${BUILDS_PATH}/meta/:file`, (req, res) => {
     if (req.params.file !== `${build.id}.json`) {
-      res.status(404).set("Cache-Control", "no-cache").json({ error: { statusCode: 404, message: "Unknown build id" } });
+      res
+        .status(404)
+        .set("Cache-Control", "no-cache")
+        .json({ error: { statusCode: 404, message: "Unknown build id" } });
       return;
     }
     res.set("Cache-Control", "public, max-age=31536000, immutable").json(manifest);

@@ -70,7 +70,7 @@ export function payloadHandler(options: PayloadHandlerOptions): RequestHandler {
       } else {
         const leaf = result.matches.at(-1);
         status = result.statusCode;
-        payload = { kind: "data", data: leaf ? result.loaderData[leaf.route.id] ?? null : null };
+        payload = { kind: "data", data: leaf ? (result.loaderData[leaf.route.id] ?? null) : null };
       }
       const text = JSON.stringify(payload);
       const forced = res.locals.forcedError;

@@ -32,7 +32,11 @@ function newestFirst(a: RelatedRow, b: RelatedRow): number {
 }
 
 async function countWhere(db: Kysely<Database>, column: "host" | "domain", key: string): Promise<number> {
-  const row = await db.selectFrom("indicators").select((eb) => eb.fn.countAll<number>().as("n")).where(column, "=", key).executeTakeFirst();
+  const row = await db
+    .selectFrom("indicators")
+    .select((eb) => eb.fn.countAll<number>().as("n"))
+    .where(column, "=", key)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -53,7 +57,10 @@ async function sharingKey(db: Kysely<Database>, column: "host" | "domain", key: 
     db.selectFrom("indicators").select(RELATED_COLUMNS).where("value", "=", key).where("type", "in", ["domain", "ipv4", "ipv6"]).execute(),
     countWhere(db, column, key),
   ]);
-  const rows = [...itself, ...newest].filter((row) => row.id !== selfId).sort(newestFirst).slice(0, RELATED_LIMIT);
+  const rows = [...itself, ...newest]
+    .filter((row) => row.id !== selfId)
+    .sort(newestFirst)
+    .slice(0, RELATED_LIMIT);
   return { rows, total: total + itself.length - (selfId !== null && [...itself, ...newest].some((row) => row.id === selfId) ? 1 : 0) };
 }
 
@@ -91,16 +98,49 @@ async function relatedGroups(db: Kysely<Database>, indicator: Indicator, selfId:
   if (indicator.type === "url" || indicator.type === "domain" || indicator.type === "email" || indicator.type === "ip:port") {
     const host = hostOf(indicator);
     if (host && host !== indicator.value) {
-      groups.push(sharingKey(db, "host", host, selfId).then(({ rows, total }) => ({ relation: "host", key: host, indicators: toRelated(rows), total, listSearch: iocListSearch({ host }) })));
+      groups.push(
+        sharingKey(db, "host", host, selfId).then(({ rows, total }) => ({
+          relation: "host",
+          key: host,
+          indicators: toRelated(rows),
+          total,
+          listSearch: iocListSearch({ host }),
+        })),
+      );
     }
     const domain = registrableDomain(indicator);
     if (domain && domain !== host) {
-      groups.push(sharingKey(db, "domain", domain, selfId).then(({ rows, total }) => ({ relation: "domain", key: domain, indicators: toRelated(rows), total, listSearch: iocListSearch({ domain }) })));
+      groups.push(
+        sharingKey(db, "domain", domain, selfId).then(({ rows, total }) => ({
+          relation: "domain",
+          key: domain,
+          indicators: toRelated(rows),
+          total,
+          listSearch: iocListSearch({ domain }),
+        })),
+      );
     }
     if (indicator.type === "domain" && host === indicator.value) {
-      groups.push(sharingKey(db, "host", indicator.value, selfId).then(({ rows, total }) => ({ relation: "host", key: indicator.value, indicators: toRelated(rows), total, listSearch: iocListSearch({ host: indicator.value }) })));
+      groups.push(
+        sharingKey(db, "host", indicator.value, selfId).then(({ rows, total }) => ({
+          relation: "host",
+          key: indicator.value,
+          indicators: toRelated(rows),
+          total,
+          listSearch: iocListSearch({ host: indicator.value }),
+        })),
+      );
       const under = await sharingKey(db, "domain", indicator.value, selfId);
-      if (under.total > 0) groups.push(Promise.resolve({ relation: "domain", key: indicator.value, indicators: toRelated(under.rows), total: under.total, listSearch: iocListSearch({ domain: indicator.value }) }));
+      if (under.total > 0)
+        groups.push(
+          Promise.resolve({
+            relation: "domain",
+            key: indicator.value,
+            indicators: toRelated(under.rows),
+            total: under.total,
+            listSearch: iocListSearch({ domain: indicator.value }),
+          }),
+        );
     }
   }
   if (indicator.type === "ipv4" || indicator.type === "ip:port") {
@@ -120,7 +160,13 @@ async function relatedGroups(db: Kysely<Database>, indicator: Indicator, selfId:
           .execute()
           .then((rows) => {
             const others = rows.filter((row) => row.id !== selfId);
-            return { relation: "slash24", key: range, indicators: toRelated(others.sort(newestFirst).slice(0, RELATED_LIMIT)), total: others.length, listSearch: "" };
+            return {
+              relation: "slash24",
+              key: range,
+              indicators: toRelated(others.sort(newestFirst).slice(0, RELATED_LIMIT)),
+              total: others.length,
+              listSearch: "",
+            };
           }),
       );
     }
@@ -155,7 +201,8 @@ export async function queryIocDetail(
   completeLists: ReadonlyMap<string, string | null>,
   now: Date,
 ): Promise<IocDetailData> {
-  const find = (indicator: Indicator) => db.selectFrom("indicators").selectAll().where("value", "=", indicator.value).where("type", "=", indicator.type).executeTakeFirst();
+  const find = (indicator: Indicator) =>
+    db.selectFrom("indicators").selectAll().where("value", "=", indicator.value).where("type", "=", indicator.type).executeTakeFirst();
   let indicator = read.indicator;
   let row = await find(indicator);
   const twin = slashTwin(indicator);
@@ -213,10 +260,27 @@ export async function queryIocDetail(
   if (read.port !== null) sightings.sort((a, b) => Number(b.port === read.port) - Number(a.port === read.port));
   const matches = matcher.match(indicator);
   const descriptions = matches.length
-    ? new Map((await db.selectFrom("warninglists").select(["name", "description"]).where("name", "in", matches.map((m) => m.list)).execute()).map((l) => [l.name, l.description]))
+    ? new Map(
+        (
+          await db
+            .selectFrom("warninglists")
+            .select(["name", "description"])
+            .where(
+              "name",
+              "in",
+              matches.map((m) => m.list),
+            )
+            .execute()
+        ).map((l) => [l.name, l.description]),
+      )
     : new Map<string, string | null>();
   const related = await relatedGroups(db, indicator, id, row?.malware_family ?? null);
-  const stillListed = sightings.map((s) => s.stillListedAt).filter((t): t is string => t !== null).sort().at(-1) ?? null;
+  const stillListed =
+    sightings
+      .map((s) => s.stillListedAt)
+      .filter((t): t is string => t !== null)
+      .sort()
+      .at(-1) ?? null;
   return {
     type: indicator.type,
     value: indicator.value,

@@ -73,7 +73,11 @@ export function iocFilter(
     conditions.push(
       eb.or([
         walkAlong ? eb.exists(tagged.whereRef("indicator_tags.indicator_id", "=", "indicators.id")) : eb("indicators.id", "in", tagged),
-        eb(sql`lower(indicators.malware_family)`, "in", eb.selectFrom("family_aliases").select("family_aliases.family_key").where("family_aliases.alias", "=", tag)),
+        eb(
+          sql`lower(indicators.malware_family)`,
+          "in",
+          eb.selectFrom("family_aliases").select("family_aliases.family_key").where("family_aliases.alias", "=", tag),
+        ),
       ]),
     );
   }

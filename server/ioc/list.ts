@@ -28,7 +28,10 @@ const ORDERINGS: Record<IocSortKey, { column: `indicators.${keyof IndicatorsTabl
   // Within a type, newest first (the type index's own order, walked backwards for "desc").
   type: {
     column: "indicators.type",
-    order: (dir) => (dir === "asc" ? "indicators.type asc, indicators.last_seen desc nulls last, indicators.id asc" : "indicators.type desc, indicators.last_seen asc nulls first, indicators.id desc"),
+    order: (dir) =>
+      dir === "asc"
+        ? "indicators.type asc, indicators.last_seen desc nulls last, indicators.id asc"
+        : "indicators.type desc, indicators.last_seen asc nulls first, indicators.id desc",
   },
   // (value, type) is unique: the type breaks the rare ties.
   value: { column: "indicators.value", order: (dir) => `indicators.value ${dir}, indicators.type ${dir}` },
@@ -126,7 +129,10 @@ export async function toListRows(
   completeLists: ReadonlyMap<string, string | null>,
   now: Date,
 ): Promise<IocListRow[]> {
-  const sightings = await sightingsOf(db, rows.map((row) => row.id));
+  const sightings = await sightingsOf(
+    db,
+    rows.map((row) => row.id),
+  );
   return rows.map((row) => {
     const own = sightings.get(row.id) ?? [];
     const benignLists = matcher.match(asIndicator(row)).map((match) => match.list);
@@ -166,7 +172,13 @@ export function orderedIndicators(db: Kysely<Database>, params: IocListParams, n
     .orderBy(sql.raw(order(dir)));
 }
 
-export async function queryIndicatorRows(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext, scan: Scan = "gather"): Promise<IndicatorRow[]> {
+export async function queryIndicatorRows(
+  db: Kysely<Database>,
+  params: IocListParams,
+  now: Date,
+  context: FilterContext,
+  scan: Scan = "gather",
+): Promise<IndicatorRow[]> {
   const perPage = params.per_page ?? IOC_PAGE_SIZE_DEFAULT;
   const rows = await orderedIndicators(db, params, now, context, scan)
     .select(INDICATOR_COLUMNS)

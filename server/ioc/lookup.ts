@@ -39,7 +39,9 @@ export async function lookupIndicators(db: Kysely<Database>, found: FoundIndicat
   const addressOf = (item: FoundIndicators[number]) => item.address;
   // A URL is also looked up with its path's trailing slash toggled ("…/gate" and "…/gate/").
   const twins = found.map((item) => slashTwin(item));
-  const values = [...new Set(found.flatMap((item, index) => [item, twins[index], addressOf(item)].flatMap((indicator) => (indicator ? [indicator.value] : []))))];
+  const values = [
+    ...new Set(found.flatMap((item, index) => [item, twins[index], addressOf(item)].flatMap((indicator) => (indicator ? [indicator.value] : [])))),
+  ];
   for (let start = 0; start < values.length; start += VALUE_BATCH) {
     const rows = await db
       .selectFrom("indicators")
@@ -48,7 +50,10 @@ export async function lookupIndicators(db: Kysely<Database>, found: FoundIndicat
       .execute();
     for (const row of rows) known.set(`${row.type} ${row.value}`, { id: Number(row.id), malware: row.malware_family });
   }
-  const sightings = await sightingsOf(db, [...known.values()].map((k) => k.id));
+  const sightings = await sightingsOf(
+    db,
+    [...known.values()].map((k) => k.id),
+  );
 
   const byVerdict = emptyCounts();
   const byType: Record<string, Record<LookupVerdict, number>> = {};
@@ -63,7 +68,7 @@ export async function lookupIndicators(db: Kysely<Database>, found: FoundIndicat
     // A URL known only by its host links to the host's page: the URL's own page would say "not seen".
     const linked = own === undefined && record !== undefined && item.type === "url" && address ? address : item;
     const benignLists = matcher.match(item).map((match) => match.list);
-    const score = scoreIndicator(record ? sightings.get(record.id) ?? [] : [], now, benignLists.length > 0);
+    const score = scoreIndicator(record ? (sightings.get(record.id) ?? []) : [], now, benignLists.length > 0);
     const verdict: LookupVerdict = benignLists.length > 0 ? "benign-listed" : record ? "known" : "unknown";
     byVerdict[verdict] += 1;
     (byType[item.type] ??= emptyCounts())[verdict] += 1;

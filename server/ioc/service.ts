@@ -83,7 +83,12 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
     cached("facets", async () => {
       const [threatTypes, families, sources] = await Promise.all([
         db.selectFrom("indicators").select("threat_type").distinct().where("threat_type", "is not", null).orderBy("threat_type").execute(),
-        db.selectFrom("indicators").select(sql<string>`lower(malware_family)`.as("family")).distinct().where("malware_family", "is not", null).execute(),
+        db
+          .selectFrom("indicators")
+          .select(sql<string>`lower(malware_family)`.as("family"))
+          .distinct()
+          .where("malware_family", "is not", null)
+          .execute(),
         db.selectFrom("sources").select("name").where("record_count", ">", 0).orderBy("name").execute(),
       ]);
       return {

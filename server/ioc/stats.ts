@@ -33,8 +33,10 @@ export async function queryIocStats(db: Kysely<Database>, params: IocListParams,
 /** The statistics aggregated over the matching indicators themselves: for filters the statistics table does not answer. */
 export async function aggregateIocStats(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext): Promise<IocChartStats> {
   const filtered = () => db.selectFrom("indicators").where((eb) => iocFilter(eb, params, now, context));
-  const newest = await filtered().select((eb) => eb.fn.max("indicators.last_seen").as("newest")).executeTakeFirst();
-  const to = params.seen ? now.toISOString().slice(0, 10) : newest?.newest?.slice(0, 10) ?? null;
+  const newest = await filtered()
+    .select((eb) => eb.fn.max("indicators.last_seen").as("newest"))
+    .executeTakeFirst();
+  const to = params.seen ? now.toISOString().slice(0, 10) : (newest?.newest?.slice(0, 10) ?? null);
   const from = to ? shiftDay(to, -(PER_DAY_DAYS - 1)) : null;
 
   const [perDayRows, typeRows, malwareRows] = await Promise.all([
@@ -46,7 +48,11 @@ export async function aggregateIocStats(db: Kysely<Database>, params: IocListPar
           .groupBy(["day", "indicators.type"])
           .execute()
       : Promise.resolve([]),
-    filtered().select("indicators.type").select((eb) => eb.fn.countAll<number>().as("count")).groupBy("indicators.type").execute(),
+    filtered()
+      .select("indicators.type")
+      .select((eb) => eb.fn.countAll<number>().as("count"))
+      .groupBy("indicators.type")
+      .execute(),
     filtered()
       .where("indicators.malware_family", "is not", null)
       .select("indicators.malware_family")
@@ -65,14 +71,24 @@ export async function statsFromTable(db: Kysely<Database>, params: IocListParams
   if (params.malware && context.malwareKeys.length === 0) return chartStats(null, null, [], [], []);
   const filtered = () => db.selectFrom("indicator_stats").where((eb) => statsTableFilter(eb, params, context));
   const total = sql<number>`sum(indicator_stats.count)`;
-  const newest = await filtered().where("indicator_stats.day", "!=", "").select((eb) => eb.fn.max("indicator_stats.day").as("newest")).executeTakeFirst();
+  const newest = await filtered()
+    .where("indicator_stats.day", "!=", "")
+    .select((eb) => eb.fn.max("indicator_stats.day").as("newest"))
+    .executeTakeFirst();
   const to = newest?.newest || null;
   const from = to ? shiftDay(to, -(PER_DAY_DAYS - 1)) : null;
   const [perDayRows, typeRows, malwareRows] = await Promise.all([
     from
-      ? filtered().where("indicator_stats.day", ">=", from).select(["indicator_stats.day", "indicator_stats.type", total.as("count")]).groupBy(["indicator_stats.day", "indicator_stats.type"]).execute()
+      ? filtered()
+          .where("indicator_stats.day", ">=", from)
+          .select(["indicator_stats.day", "indicator_stats.type", total.as("count")])
+          .groupBy(["indicator_stats.day", "indicator_stats.type"])
+          .execute()
       : Promise.resolve([]),
-    filtered().select(["indicator_stats.type", total.as("count")]).groupBy("indicator_stats.type").execute(),
+    filtered()
+      .select(["indicator_stats.type", total.as("count")])
+      .groupBy("indicator_stats.type")
+      .execute(),
     filtered()
       .where("indicator_stats.malware_family", "is not", null)
       .select(["indicator_stats.malware_family", total.as("count")])

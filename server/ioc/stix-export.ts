@@ -14,7 +14,10 @@ export const STIX_NAMESPACE = "6f0c3b5e-2d0a-5c1e-9a57-3b1e5c7d9a42";
 const SPEC_VERSION = "2.1";
 
 export function uuidv5(name: string, namespace = STIX_NAMESPACE): string {
-  const hash = createHash("sha1").update(Buffer.from(namespace.replace(/-/g, ""), "hex")).update(name, "utf8").digest();
+  const hash = createHash("sha1")
+    .update(Buffer.from(namespace.replace(/-/g, ""), "hex"))
+    .update(name, "utf8")
+    .digest();
   hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x50;
   hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString("hex");
@@ -99,7 +102,11 @@ export function stixObjectsFor(input: StixIndicatorInput, fallbackTime: string, 
   const firstSeen = stixTimestamp(input.firstSeen);
   const lastSeen = stixTimestamp(input.lastSeen);
   const validFrom = firstSeen ?? lastSeen ?? fallbackTime;
-  const modified = [validFrom, lastSeen].filter((t): t is string => t !== null).sort().at(-1) ?? validFrom;
+  const modified =
+    [validFrom, lastSeen]
+      .filter((t): t is string => t !== null)
+      .sort()
+      .at(-1) ?? validFrom;
   const indicatorId = stixId("indicator", `${input.type}|${input.value}`);
   const labels = [...new Set([input.threatType, ...input.tags].filter((label): label is string => Boolean(label)))];
   const references = input.sightings.filter((s) => isWebUrl(s.reference)).map((s) => ({ source_name: s.source, url: s.reference as string }));
@@ -135,7 +142,11 @@ export function stixObjectsFor(input: StixIndicatorInput, fallbackTime: string, 
     }
     const first = stixTimestamp(sighting.firstSeen);
     const last = stixTimestamp(sighting.lastSeen);
-    const stamp = [first, last].filter((t): t is string => t !== null).sort().at(-1) ?? validFrom;
+    const stamp =
+      [first, last]
+        .filter((t): t is string => t !== null)
+        .sort()
+        .at(-1) ?? validFrom;
     objects.push({
       type: "sighting",
       spec_version: SPEC_VERSION,

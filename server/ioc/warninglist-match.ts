@@ -17,7 +17,6 @@ import { parseUrl } from "../../shared/ioc/url";
  * indicators it applies to; without them it applies to all.
  */
 
-
 export interface WarninglistMatch {
   list: string;
   type: WarninglistType;
@@ -123,9 +122,7 @@ function ipv6ToBigInt(address: ipaddr.IPv6): bigint {
   return value;
 }
 
-type ParsedRange =
-  | { version: 4; start: number; end: number; prefix: number }
-  | { version: 6; start: bigint; end: bigint; prefix: number };
+type ParsedRange = { version: 4; start: number; end: number; prefix: number } | { version: 6; start: bigint; end: bigint; prefix: number };
 
 const IPV4_RANGE = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?:\/(\d{1,2}))?$/;
 
@@ -264,11 +261,7 @@ export function buildWarninglistMatcher(lists: readonly WarninglistInput[]): War
     const applies =
       attributes.length === 0
         ? null
-        : new Set(
-            (Object.keys(MISP_TYPES) as IndicatorType[]).filter((type) =>
-              MISP_TYPES[type].some((mispType) => attributes.includes(mispType)),
-            ),
-          );
+        : new Set((Object.keys(MISP_TYPES) as IndicatorType[]).filter((type) => MISP_TYPES[type].some((mispType) => attributes.includes(mispType))));
     infos.push({ name: list.name, type: list.type, applies });
     for (const entry of list.entries) {
       if (entry.trim() === "") continue;

@@ -89,7 +89,11 @@ export function createMetrics({ db, pagePatterns, access }: MetricsOptions): Met
   router.get("/metrics", async (req, res, next) => {
     res.set("Cache-Control", "no-store");
     if (!mayReadMetrics(req, access)) {
-      res.set("WWW-Authenticate", 'Bearer realm="metrics"').status(403).type("text/plain").send("Forbidden: /metrics needs METRICS_TOKEN or an allowed address (METRICS_ALLOW).\n");
+      res
+        .set("WWW-Authenticate", 'Bearer realm="metrics"')
+        .status(403)
+        .type("text/plain")
+        .send("Forbidden: /metrics needs METRICS_TOKEN or an allowed address (METRICS_ALLOW).\n");
       return;
     }
     try {

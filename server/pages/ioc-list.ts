@@ -12,8 +12,5 @@ export async function loadIocList({ request }: LoaderFunctionArgs, { iocs, now }
   const { params, problems } = parseQueryLeniently(iocListParamsSchema, search);
   const clock = now();
   const [list, stats, freshness, facets] = await Promise.all([iocs.list(params, clock), iocs.stats(params, clock), iocs.freshness(clock), iocs.facets()]);
-  return data(
-    { params, problems, list, stats, freshness, facets, lookupText, generatedAt: clock.toISOString() },
-    { status: problems.length > 0 ? 400 : 200 },
-  );
+  return data({ params, problems, list, stats, freshness, facets, lookupText, generatedAt: clock.toISOString() }, { status: problems.length > 0 ? 400 : 200 });
 }

@@ -85,7 +85,10 @@ async function refreshKev(run: Run, cveScope: Expression<SqlBool>): Promise<void
 }
 
 async function refreshEpss(trx: Kysely<Database>, run: Run, cveScope: Expression<SqlBool>, idScope: (column: string) => Expression<SqlBool>): Promise<void> {
-  const latest = await trx.selectFrom("epss_scores").select(sql<string | null>`max(score_date)`.as("d")).executeTakeFirst();
+  const latest = await trx
+    .selectFrom("epss_scores")
+    .select(sql<string | null>`max(score_date)`.as("d"))
+    .executeTakeFirst();
   const weekAgo = latest?.d ? daysBefore(latest.d, 7) : null;
   await run(sql`
     update cves set epss = e.epss, epss_percentile = e.percentile, epss_date = e.score_date
@@ -156,16 +159,29 @@ async function refreshPriorities(trx: Kysely<Database>, scope: Scope | "rescore"
     const query = trx
       .selectFrom("cves")
       .select([
-        "cves.id", "state", "kev", "kev_date_added", "kev_ransomware", "epss", "epss_percentile", "epss_date", "exploit_count",
-        "cvss_score", "cvss_version", "cvss_source", "date_published", "priority_score",
+        "cves.id",
+        "state",
+        "kev",
+        "kev_date_added",
+        "kev_ransomware",
+        "epss",
+        "epss_percentile",
+        "epss_date",
+        "exploit_count",
+        "cvss_score",
+        "cvss_version",
+        "cvss_source",
+        "date_published",
+        "priority_score",
       ])
       .where("cves.id", ">", after)
       .orderBy("cves.id")
       .limit(PRIORITY_READ_BATCH);
     // The rescore set is keyed by id: walking it and looking each CVE up beats testing every CVE against it.
-    const rows = await (scope === "rescore"
-      ? query.innerJoin(sql<{ id: string }>`${rescore}`.as("r"), (join) => join.onRef("r.id", "=", "cves.id"))
-      : query.where((eb) => inScope(scope, eb.ref("cves.id")))
+    const rows = await (
+      scope === "rescore"
+        ? query.innerJoin(sql<{ id: string }>`${rescore}`.as("r"), (join) => join.onRef("r.id", "=", "cves.id"))
+        : query.where((eb) => inScope(scope, eb.ref("cves.id")))
     ).execute();
     const last = rows.at(-1);
     if (!last) return moved;
@@ -215,7 +231,10 @@ export async function refreshCveDerived(trx: Kysely<Database>, scope: Scope, now
  */
 export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Promise<number> {
   const run = (query: RawBuilder<unknown>) => query.execute(trx);
-  const latest = await trx.selectFrom("epss_scores").select(sql<string | null>`max(score_date)`.as("d")).executeTakeFirst();
+  const latest = await trx
+    .selectFrom("epss_scores")
+    .select(sql<string | null>`max(score_date)`.as("d"))
+    .executeTakeFirst();
   const weekAgo = latest?.d ? daysBefore(latest.d, 7) : "";
   await run(sql`drop table if exists ${epssNow}`);
   // Each lookup is a seek on epss_scores' primary key (cve_id, score_date).

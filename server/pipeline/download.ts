@@ -10,9 +10,7 @@ export interface Validators {
   lastModified: string | null;
 }
 
-export type DownloadResult =
-  | { notModified: true }
-  | { notModified: false; bytes: number; validators: Validators; lastModified: string | null };
+export type DownloadResult = { notModified: true } | { notModified: false; bytes: number; validators: Validators; lastModified: string | null };
 
 export interface DownloadOptions {
   /** Sent as If-None-Match / If-Modified-Since; a 304 answer means unchanged. */

@@ -13,9 +13,7 @@ import { syncSources } from "./sync";
  * to its parent over IPC. Running apart from the web process, its parsing,
  * merging and memory never touch the event loop that serves pages.
  */
-export type ImportProcessMessage =
-  | { kind: "outcome"; outcome: ImportOutcome }
-  | { kind: "busy"; holder: string; source: string | null; startedAt: string };
+export type ImportProcessMessage = { kind: "outcome"; outcome: ImportOutcome } | { kind: "busy"; holder: string; source: string | null; startedAt: string };
 
 /** Exit code of an import process that found another import running. */
 export const IMPORT_BUSY_EXIT_CODE = 3;

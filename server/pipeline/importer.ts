@@ -87,7 +87,10 @@ export async function insertRows<T extends keyof Database & string>(
   const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / Object.keys(first).length));
   for (const part of chunk(rows, perStatement)) {
     // Kysely cannot check a generic table's row type; the signature above does.
-    await trx.insertInto(table).values(part as never).execute();
+    await trx
+      .insertInto(table)
+      .values(part as never)
+      .execute();
   }
 }
 
@@ -141,12 +144,7 @@ export async function classifyByHash<R>(
     changed.filter((c) => c.status === "added").map((c) => ({ source: ctx.source, record_key: c.key, hash: c.hash })),
   );
   for (const c of changed.filter((c) => c.status === "updated")) {
-    await trx
-      .updateTable("source_records")
-      .set({ hash: c.hash })
-      .where("source", "=", ctx.source)
-      .where("record_key", "=", c.key)
-      .execute();
+    await trx.updateTable("source_records").set({ hash: c.hash }).where("source", "=", ctx.source).where("record_key", "=", c.key).execute();
   }
   return classified;
 }
@@ -168,10 +166,7 @@ export async function removeUnseen(
   const gone = stored.map((row) => row.record_key).filter((key) => !seen.has(key));
   if (gone.length === 0) return [];
   if (ctx.counts.rejected > 0) {
-    ctx.logger.warn(
-      { source: ctx.source, absent: gone.length },
-      "some records were rejected, so entries absent from this feed are kept",
-    );
+    ctx.logger.warn({ source: ctx.source, absent: gone.length }, "some records were rejected, so entries absent from this feed are kept");
     return [];
   }
   for (const keys of chunk(gone, 500)) {

@@ -47,15 +47,11 @@ function iocReader(accept: RegExp, choose: (file: FeedFile, head: string, bytes:
 
 const CSV_OR_JSON = /\.(csv|json|txt)(\.gz)?$/i;
 
-export const readThreatFox = iocReader(CSV_OR_JSON, (_file, head) =>
-  head.startsWith("{") ? parseThreatFoxJson : parseThreatFoxCsv,
-);
+export const readThreatFox = iocReader(CSV_OR_JSON, (_file, head) => (head.startsWith("{") ? parseThreatFoxJson : parseThreatFoxCsv));
 export const readUrlhaus = iocReader(CSV_OR_JSON, () => parseUrlhausCsv);
 export const readFeodo = iocReader(CSV_OR_JSON, () => parseFeodoCsv);
 /** The CSV export, or the plain hash lists ("recent md5") MalwareBazaar also publishes. */
-export const readMalwareBazaar = iocReader(CSV_OR_JSON, (_file, head) =>
-  /first_seen_utc/.test(head) ? parseMalwareBazaarCsv : parseHashList,
-);
+export const readMalwareBazaar = iocReader(CSV_OR_JSON, (_file, head) => (/first_seen_utc/.test(head) ? parseMalwareBazaarCsv : parseHashList));
 /**
  * Where a MISP feed's progress is kept in the source's cursor: per feed (its
  * base location), the timestamp of the newest event read and whether events

@@ -169,9 +169,7 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
   try {
     const previous = await db.selectFrom("sources").selectAll().where("name", "=", source).executeTakeFirst();
     const locations = locationKey(options.locations);
-    const storedFiles = new Map(
-      (await db.selectFrom("source_files").selectAll().where("source", "=", source).execute()).map((row) => [row.location, row]),
-    );
+    const storedFiles = new Map((await db.selectFrom("source_files").selectAll().where("source", "=", source).execute()).map((row) => [row.location, row]));
     const newFiles = new Map<string, { validators: Validators | null; contentHash: string | null }>();
     let cursor = previous?.cursor ?? null;
     let newest = previous?.newest_record_at ?? null;
@@ -233,21 +231,33 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
         if (file) prefetched.set(location, file);
         const same = hash === null || hash === storedFiles.get(location)?.content_hash;
         if (same) unchanged.push(location);
-        newFiles.set(location, { validators: newFiles.get(location)?.validators ?? null, contentHash: hash ?? storedFiles.get(location)?.content_hash ?? null });
+        newFiles.set(location, {
+          validators: newFiles.get(location)?.validators ?? null,
+          contentHash: hash ?? storedFiles.get(location)?.content_hash ?? null,
+        });
       }
       // Only when the last success read these same locations: after a run from elsewhere, the data is that run's.
       const sameLocations = previous?.location_key === locations;
       if (unchanged.length === options.locations.length && previous?.last_success_at && sameLocations) {
-        await recordRun(db, source, { last_run_at: now.toISOString(), status: "not-modified", last_error: null, last_error_detail: null, last_error_at: null, consecutive_failures: 0, next_attempt_at: null });
+        await recordRun(db, source, {
+          last_run_at: now.toISOString(),
+          status: "not-modified",
+          last_error: null,
+          last_error_detail: null,
+          last_error_at: null,
+          consecutive_failures: 0,
+          next_attempt_at: null,
+        });
         const durationMs = Math.round(performance.now() - started);
         log.info({ durationMs }, "import skipped: every file is the one last imported");
         return { source, status: "not-modified", counts: emptyCounts(), durationMs, error: null, recordCount: previous.record_count };
       }
       // Something changed: the files the publisher answered 304 for are needed again, whole.
-      for (const location of unchanged) if (isUrl(location) && !prefetched.has(location)) {
-        const file = await download(location, false);
-        if (file) prefetched.set(location, file);
-      }
+      for (const location of unchanged)
+        if (isUrl(location) && !prefetched.has(location)) {
+          const file = await download(location, false);
+          if (file) prefetched.set(location, file);
+        }
     }
 
     const ctx: ReadContext = {
@@ -313,9 +323,24 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
     signal.throwIfAborted();
     rejections.log();
     if (filesRead === 0 && notModified > 0) {
-      await recordRun(db, source, { last_run_at: now.toISOString(), status: "not-modified", last_error: null, last_error_detail: null, last_error_at: null, consecutive_failures: 0, next_attempt_at: null });
+      await recordRun(db, source, {
+        last_run_at: now.toISOString(),
+        status: "not-modified",
+        last_error: null,
+        last_error_detail: null,
+        last_error_at: null,
+        consecutive_failures: 0,
+        next_attempt_at: null,
+      });
       log.info({ durationMs: Math.round(performance.now() - started) }, "import skipped: every file unchanged");
-      return { source, status: "not-modified", counts: emptyCounts(), durationMs: Math.round(performance.now() - started), error: null, recordCount: previous?.record_count ?? null };
+      return {
+        source,
+        status: "not-modified",
+        counts: emptyCounts(),
+        durationMs: Math.round(performance.now() - started),
+        error: null,
+        recordCount: previous?.record_count ?? null,
+      };
     }
 
     const readMs = Math.round(performance.now() - started);
@@ -364,7 +389,9 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
     log.info({ ...counts, records, durationMs, readMs, mergeMs: durationMs - readMs, recordCount }, "import finished");
     return { source, status: "ok", counts, durationMs, error: null, recordCount, records, rejections: rejections.summary() };
   } catch (error) {
-    const detail = signal.aborted ? failureDetail(new Error(`aborted: ${failureMessage(failureDetail(signal.reason))}`, { cause: error })) : failureDetail(error);
+    const detail = signal.aborted
+      ? failureDetail(new Error(`aborted: ${failureMessage(failureDetail(signal.reason))}`, { cause: error }))
+      : failureDetail(error);
     const message = failureMessage(detail);
     const durationMs = Math.round(performance.now() - started);
     log.error({ err: error, durationMs, hint: detail.hint }, "import failed; the previous data is unchanged");

@@ -7,16 +7,7 @@ import { trickestImporter } from "./importers/trickest";
 import { indicatorImporter } from "./importers/indicators";
 import { warninglistImporter } from "./importers/warninglists";
 import { readCveJson5, readCwe, readEpss, readKev, readNvd, readTrickest } from "./readers";
-import {
-  readFeodo,
-  readMalwareBazaar,
-  readMaltrail,
-  readSignatureBase,
-  readThreatFox,
-  readTweetFeed,
-  readUrlhaus,
-  readWarninglists,
-} from "./ioc-readers";
+import { readFeodo, readMalwareBazaar, readMaltrail, readSignatureBase, readThreatFox, readTweetFeed, readUrlhaus, readWarninglists } from "./ioc-readers";
 import type { SourceReader } from "./run";
 import { isDeltaFileName } from "../feeds/cve/cvelist";
 import { isMispFeedLocation } from "./ioc-readers";

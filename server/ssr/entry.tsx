@@ -1,12 +1,6 @@
 import { StrictMode } from "react";
 import { renderToPipeableStream, type PipeableStream, type RenderToPipeableStreamOptions } from "react-dom/server";
-import {
-  createStaticHandler,
-  createStaticRouter,
-  StaticRouterProvider,
-  type LoaderFunctionArgs,
-  type StaticHandlerContext,
-} from "react-router";
+import { createStaticHandler, createStaticRouter, StaticRouterProvider, type LoaderFunctionArgs, type StaticHandlerContext } from "react-router";
 import type { BootState } from "../../shared/config/public-config";
 import { createRoutes } from "../../shared/routes/create-routes";
 import { documentMeta } from "../../shared/routes/document-meta";

@@ -32,8 +32,7 @@ export class PageCache {
     this.#level = level;
     this.#entries = new LRUCache<string, CachedDocument>({
       maxSize: Math.max(1, maxBytes),
-      sizeCalculation: (doc) =>
-        doc.body.plain.reduce((sum, part) => sum + part.length, 0) + doc.body.deflated.reduce((sum, part) => sum + part.length, 0),
+      sizeCalculation: (doc) => doc.body.plain.reduce((sum, part) => sum + part.length, 0) + doc.body.deflated.reduce((sum, part) => sum + part.length, 0),
     });
   }
 

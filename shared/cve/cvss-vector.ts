@@ -48,12 +48,7 @@ type MetricRow = readonly [key: string, name: string, group: MetricGroup, values
 
 function versionTable(rows: readonly MetricRow[], fixedOrder: boolean): VersionTable {
   return {
-    metrics: new Map(
-      rows.map(([key, name, group, values], position) => [
-        key,
-        { name, group, values: new Map(Object.entries(values)), position },
-      ]),
-    ),
+    metrics: new Map(rows.map(([key, name, group, values], position) => [key, { name, group, values: new Map(Object.entries(values)), position }])),
     baseKeys: rows.filter(([, , group]) => group === "base").map(([key]) => key),
     fixedOrder,
   };
@@ -79,12 +74,7 @@ const V2 = versionTable(
     ["E", "Exploitability", "temporal", { U: "Unproven", POC: "Proof-of-Concept", F: "Functional", H: "High", ND: "Not Defined" }],
     ["RL", "Remediation Level", "temporal", { OF: "Official Fix", TF: "Temporary Fix", W: "Workaround", U: "Unavailable", ND: "Not Defined" }],
     ["RC", "Report Confidence", "temporal", { UC: "Unconfirmed", UR: "Uncorroborated", C: "Confirmed", ND: "Not Defined" }],
-    [
-      "CDP",
-      "Collateral Damage Potential",
-      "environmental",
-      { N: "None", L: "Low", LM: "Low-Medium", MH: "Medium-High", H: "High", ND: "Not Defined" },
-    ],
+    ["CDP", "Collateral Damage Potential", "environmental", { N: "None", L: "Low", LM: "Low-Medium", MH: "Medium-High", H: "High", ND: "Not Defined" }],
     ["TD", "Target Distribution", "environmental", { N: "None", L: "Low", M: "Medium", H: "High", ND: "Not Defined" }],
     ["CR", "Confidentiality Requirement", "environmental", V2_REQUIREMENT],
     ["IR", "Integrity Requirement", "environmental", V2_REQUIREMENT],

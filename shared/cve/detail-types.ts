@@ -59,7 +59,14 @@ export interface CveDetailData {
     ransomware: string | null;
     notes: string | null;
   } | null;
-  ssvc: Array<{ source: string; exploitation: string | null; automatable: string | null; technicalImpact: string | null; version: string | null; timestamp: string | null }>;
+  ssvc: Array<{
+    source: string;
+    exploitation: string | null;
+    automatable: string | null;
+    technicalImpact: string | null;
+    version: string | null;
+    timestamp: string | null;
+  }>;
   cwes: Array<{ id: string; name: string | null; source: string }>;
   affected: Array<{ source: string; vendor: string | null; product: string | null; defaultStatus: string | null; versions: AffectedVersion[]; cpes: string[] }>;
   references: Array<{ url: string; name: string | null; tags: string[]; source: string }>;

@@ -16,7 +16,10 @@ export {
   type Severity,
 } from "./list-vocabulary";
 
-const isoDay = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD").refine((day) => !Number.isNaN(Date.parse(day)), "must be a real date");
+const isoDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, "must be a date YYYY-MM-DD")
+  .refine((day) => !Number.isNaN(Date.parse(day)), "must be a real date");
 const flag = z.enum(["1", "true", "0", "false", ""]).transform((value) => value === "1" || value === "true");
 const text = (max: number) => z.string().trim().max(max, `must be at most ${max} characters`);
 const numberIn = (min: number, max: number) =>
@@ -26,7 +29,12 @@ export const cveListParamsSchema = z.object({
   q: text(200).optional(),
   severity: z
     .string()
-    .transform((value) => value.split(",").map((item) => item.trim().toLowerCase()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(",")
+        .map((item) => item.trim().toLowerCase())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(SEVERITIES, { message: `must be among ${SEVERITIES.join(", ")}` })))
     .optional(),
   cvss_min: numberIn(0, 10).optional(),
@@ -51,12 +59,7 @@ export const cveListParamsSchema = z.object({
   sort: z.enum(CVE_SORT_KEYS, { message: `must be one of ${CVE_SORT_KEYS.join(", ")}` }).optional(),
   dir: z.enum(["asc", "desc"]).optional(),
   page: z.coerce.number().int("must be a whole number").min(1, "must be ≥ 1").max(CVE_PAGE_MAX, `must be ≤ ${CVE_PAGE_MAX}`).optional(),
-  per_page: z.coerce
-    .number()
-    .int("must be a whole number")
-    .min(1, "must be ≥ 1")
-    .max(CVE_PAGE_SIZE_MAX, `must be ≤ ${CVE_PAGE_SIZE_MAX}`)
-    .optional(),
+  per_page: z.coerce.number().int("must be a whole number").min(1, "must be ≥ 1").max(CVE_PAGE_SIZE_MAX, `must be ≤ ${CVE_PAGE_SIZE_MAX}`).optional(),
 });
 
 export type CveListParams = z.infer<typeof cveListParamsSchema>;

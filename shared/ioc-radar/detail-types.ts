@@ -3,11 +3,10 @@ import type { Sighting } from "../ioc/sighting";
 import type { IocScore } from "../scoring/ioc-score";
 
 /** A sighting as the detail page shows it: the feed's statement and this instance's listing times. */
-export interface IocSightingView
-  extends Pick<
-    Sighting,
-    "source" | "rawValue" | "firstSeen" | "lastSeen" | "threatType" | "malwareFamily" | "tags" | "confidence" | "reporter" | "reference"
-  > {
+export interface IocSightingView extends Pick<
+  Sighting,
+  "source" | "rawValue" | "firstSeen" | "lastSeen" | "threatType" | "malwareFamily" | "tags" | "confidence" | "reporter" | "reference"
+> {
   /** The port the feed gave with the value, or null. */
   port: number | null;
   /** This instance's: first imported; still listed by a complete list at its last import; or no longer listed since. */

@@ -25,7 +25,12 @@ export const iocListParamsSchema = z.object({
   q: text(200).optional(),
   type: z
     .string()
-    .transform((value) => value.split(",").map((item) => item.trim().toLowerCase()).filter(Boolean))
+    .transform((value) =>
+      value
+        .split(",")
+        .map((item) => item.trim().toLowerCase())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(INDICATOR_TYPES as [string, ...string[]], { message: `must be among ${INDICATOR_TYPES.join(", ")}` })))
     .optional(),
   threat_type: label(80).optional(),
@@ -44,12 +49,7 @@ export const iocListParamsSchema = z.object({
   sort: z.enum(IOC_SORT_KEYS, { message: `must be one of ${IOC_SORT_KEYS.join(", ")}` }).optional(),
   dir: z.enum(["asc", "desc"], { message: "must be asc or desc" }).optional(),
   page: z.coerce.number().int("must be a whole number").min(1, "must be ≥ 1").max(IOC_PAGE_MAX, `must be ≤ ${IOC_PAGE_MAX}`).optional(),
-  per_page: z.coerce
-    .number()
-    .int("must be a whole number")
-    .min(1, "must be ≥ 1")
-    .max(IOC_PAGE_SIZE_MAX, `must be ≤ ${IOC_PAGE_SIZE_MAX}`)
-    .optional(),
+  per_page: z.coerce.number().int("must be a whole number").min(1, "must be ≥ 1").max(IOC_PAGE_SIZE_MAX, `must be ≤ ${IOC_PAGE_SIZE_MAX}`).optional(),
 });
 
 export type IocListParams = z.infer<typeof iocListParamsSchema>;

@@ -21,21 +21,7 @@ export const IOC_PAGE_SIZE_MAX = 100;
 export const IOC_PAGE_MAX = 10_000;
 
 /** The query keys in link order; a unit test holds it equal to the schema's keys. */
-export const IOC_LIST_KEYS = [
-  "q",
-  "type",
-  "threat_type",
-  "malware",
-  "tag",
-  "source",
-  "host",
-  "domain",
-  "seen",
-  "sort",
-  "dir",
-  "page",
-  "per_page",
-] as const;
+export const IOC_LIST_KEYS = ["q", "type", "threat_type", "malware", "tag", "source", "host", "domain", "seen", "sort", "dir", "page", "per_page"] as const;
 
 /** The query string of an IOC list view (stable order, defaults omitted). */
 export function iocListSearch(params: IocListParams): string {

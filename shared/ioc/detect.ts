@@ -120,7 +120,11 @@ function schemelessUrl(token: string, publicSuffix: boolean): IndicatorWithPort 
   const parts = parseUrl(`http://${token}`);
   if (parts === null) return null;
   const host: Indicator | null =
-    parts.hostKind === "ipv4" ? { type: "ipv4", value: parts.host } : parts.hostKind === "ipv6" ? { type: "ipv6", value: parts.host } : domainOrNull(parts.host, publicSuffix);
+    parts.hostKind === "ipv4"
+      ? { type: "ipv4", value: parts.host }
+      : parts.hostKind === "ipv6"
+        ? { type: "ipv6", value: parts.host }
+        : domainOrNull(parts.host, publicSuffix);
   if (host === null) return null;
   // The port is part of the URL, as the importer stores it, not a port beside it.
   return { indicator: { type: "url", value: formatUrl(parts) }, port: null, address: host };

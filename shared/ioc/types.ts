@@ -1,15 +1,4 @@
-export type IndicatorType =
-  | "ipv4"
-  | "ipv6"
-  | "cidr"
-  | "domain"
-  | "url"
-  | "email"
-  | "md5"
-  | "sha1"
-  | "sha256"
-  | "sha512"
-  | "ip:port";
+export type IndicatorType = "ipv4" | "ipv6" | "cidr" | "domain" | "url" | "email" | "md5" | "sha1" | "sha256" | "sha512" | "ip:port";
 
 export interface Indicator {
   type: IndicatorType;

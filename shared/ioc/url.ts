@@ -93,14 +93,7 @@ export function parseUrl(text: string): UrlParts | null {
   return finish(scheme, name, "name", portText, defaultPort, rest);
 }
 
-function finish(
-  scheme: string,
-  host: string,
-  hostKind: UrlParts["hostKind"],
-  portText: string,
-  defaultPort: number | null,
-  rest: string,
-): UrlParts | null {
+function finish(scheme: string, host: string, hostKind: UrlParts["hostKind"], portText: string, defaultPort: number | null, rest: string): UrlParts | null {
   let port: number | null = null;
   if (portText !== "") {
     port = parsePort(portText);

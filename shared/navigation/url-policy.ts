@@ -22,11 +22,7 @@ export function classifyHref(href: string, origin: string): HrefKind {
 }
 
 /** Whether a navigation to `href` may proceed under the external-navigation policy. */
-export function mayNavigate(
-  href: string,
-  origin: string,
-  options: { allowExternal?: boolean; allowedOrigins?: readonly string[] } = {},
-): boolean {
+export function mayNavigate(href: string, origin: string, options: { allowExternal?: boolean; allowedOrigins?: readonly string[] } = {}): boolean {
   const kind = classifyHref(href, origin);
   if (kind === "forbidden") return false;
   if (kind === "internal" || options.allowExternal) return true;

@@ -24,10 +24,7 @@ function NotFound() {
 }
 export const NOT_FOUND_ROUTE_ID = "not-found";
 
-function resolveMiddleware(
-  page: PageRoute,
-  registry: Readonly<Record<string, RouteMiddleware>>,
-): RouteMiddleware[] {
+function resolveMiddleware(page: PageRoute, registry: Readonly<Record<string, RouteMiddleware>>): RouteMiddleware[] {
   return (page.middleware ?? []).map((name) => {
     const middleware = registry[name];
     if (!middleware) throw new Error(`Route "${page.path}" names unknown middleware "${name}"`);

@@ -7,7 +7,16 @@ import { e2eSite } from "./helpers/site";
 /** axe-core, run in the page, finds no WCAG 2.1 A/AA violation on any route, in either theme, on a desktop and a phone. */
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-const ROUTES = ["/", "/cve-radar", "/cve-radar?kev=1&severity=critical", "/cve-radar/CVE-2024-3400", "/cve-radar/CVE-2021-44228", "/ioc-radar", "/ioc-radar/8.8.8.8", "/no-such-page"];
+const ROUTES = [
+  "/",
+  "/cve-radar",
+  "/cve-radar?kev=1&severity=critical",
+  "/cve-radar/CVE-2024-3400",
+  "/cve-radar/CVE-2021-44228",
+  "/ioc-radar",
+  "/ioc-radar/8.8.8.8",
+  "/no-such-page",
+];
 
 interface AxeViolation {
   id: string;

@@ -92,7 +92,9 @@ async function withFakeRecaptcha(run: (s: E2eSession, scriptRequests: string[]) 
 const LOOKUP_FORBIDDEN = (url: string) => documentStatus(`${url}/api/v1/iocs/lookup`, 403);
 
 const fakeState = (s: E2eSession) =>
-  s.page.evaluate(() => (window as unknown as { __fakeRecaptcha?: { src: string; calls: Array<{ siteKey: string; action: string }> } }).__fakeRecaptcha ?? null);
+  s.page.evaluate(
+    () => (window as unknown as { __fakeRecaptcha?: { src: string; calls: Array<{ siteKey: string; action: string }> } }).__fakeRecaptcha ?? null,
+  );
 
 describe("the bot check with a stand-in reCAPTCHA", () => {
   it("executeBotCheck('bulk_lookup') gives the provider's token, the lookup posts it, and the server verifies it", () =>

@@ -54,9 +54,7 @@ describe("new build watcher", () => {
         };
       });
       const manifestFetches = () =>
-        page.evaluate(() =>
-          (window as unknown as { __e2eFetches: string[] }).__e2eFetches.filter((url) => url.includes("/_app/builds/meta/")),
-        );
+        page.evaluate(() => (window as unknown as { __e2eFetches: string[] }).__e2eFetches.filter((url) => url.includes("/_app/builds/meta/")));
       await gotoHydrated(page, `${site.server.url}/`);
       expect(await manifestFetches()).toEqual([]);
 

@@ -14,7 +14,6 @@ import { e2eSite } from "./helpers/site";
  * the resizing has stopped for 150 ms, and exports never touch the network.
  */
 
-
 /** The lazily loaded chunk that carries ECharts, from the client build's manifest. */
 const manifest = JSON.parse(readFileSync(join(PROJECT_ROOT, "dist/client/.vite/manifest.json"), "utf8")) as Record<string, { file: string }>;
 const ECHARTS_CHUNK = `/${manifest["shared/ui/charts/EChart.tsx"]!.file}`;
@@ -58,54 +57,57 @@ describe("charts", () => {
     }));
 
   it(`redraws after a resize only once resizing has stopped for ${CHART_RESIZE_DEBOUNCE_MS} ms`, () =>
-    withSession(async (s) => {
-      const { page } = s;
-      // The page's timers run only when the test moves time, from the first script on.
-      await freezeClock(page, START);
-      await gotoHydrated(page, `${site.server.url}/cve-radar`);
-      const canvas = page.locator(`${FIRST_CHART} canvas`).first();
-      await expect
-        .poll(async () => {
-          await page.clock.runFor(100);
-          return canvas.count();
-        })
-        .toBe(1);
-      // Whatever the first drawing left scheduled (the observer's first call) has run.
-      await page.clock.runFor(1_000);
-      expect(await drawnWidth(page)).toBe(await containerWidth(page));
-      await watchContainer(page);
+    withSession(
+      async (s) => {
+        const { page } = s;
+        // The page's timers run only when the test moves time, from the first script on.
+        await freezeClock(page, START);
+        await gotoHydrated(page, `${site.server.url}/cve-radar`);
+        const canvas = page.locator(`${FIRST_CHART} canvas`).first();
+        await expect
+          .poll(async () => {
+            await page.clock.runFor(100);
+            return canvas.count();
+          })
+          .toBe(1);
+        // Whatever the first drawing left scheduled (the observer's first call) has run.
+        await page.clock.runFor(1_000);
+        expect(await drawnWidth(page)).toBe(await containerWidth(page));
+        await watchContainer(page);
 
-      // 1400 → 1300 px (below the lg breakpoint, so the layout stays): the charts narrow with the page.
-      const before = await drawnWidth(page);
-      await resizeAndWaitForObserver(page, 1300);
-      const afterFirst = await containerWidth(page);
-      expect(afterFirst).toBeLessThan(before);
-      expect(await drawnWidth(page)).toBe(before);
-      await page.clock.runFor(CHART_RESIZE_DEBOUNCE_MS - 1);
-      expect(await drawnWidth(page)).toBe(before);
-      await page.clock.runFor(1);
-      expect(await drawnWidth(page)).toBe(afterFirst);
+        // 1400 → 1300 px (below the lg breakpoint, so the layout stays): the charts narrow with the page.
+        const before = await drawnWidth(page);
+        await resizeAndWaitForObserver(page, 1300);
+        const afterFirst = await containerWidth(page);
+        expect(afterFirst).toBeLessThan(before);
+        expect(await drawnWidth(page)).toBe(before);
+        await page.clock.runFor(CHART_RESIZE_DEBOUNCE_MS - 1);
+        expect(await drawnWidth(page)).toBe(before);
+        await page.clock.runFor(1);
+        expect(await drawnWidth(page)).toBe(afterFirst);
 
-      // Two resizes 100 ms apart: one redraw, 150 ms after the last.
-      await resizeAndWaitForObserver(page, 1200);
-      await page.clock.runFor(100);
-      expect(await drawnWidth(page)).toBe(afterFirst);
-      await resizeAndWaitForObserver(page, 1100);
-      const last = await containerWidth(page);
-      expect(last).not.toBe(afterFirst);
-      await page.clock.runFor(CHART_RESIZE_DEBOUNCE_MS - 1);
-      expect(await drawnWidth(page)).toBe(afterFirst);
-      await page.clock.runFor(1);
-      expect(await drawnWidth(page)).toBe(last);
+        // Two resizes 100 ms apart: one redraw, 150 ms after the last.
+        await resizeAndWaitForObserver(page, 1200);
+        await page.clock.runFor(100);
+        expect(await drawnWidth(page)).toBe(afterFirst);
+        await resizeAndWaitForObserver(page, 1100);
+        const last = await containerWidth(page);
+        expect(last).not.toBe(afterFirst);
+        await page.clock.runFor(CHART_RESIZE_DEBOUNCE_MS - 1);
+        expect(await drawnWidth(page)).toBe(afterFirst);
+        await page.clock.runFor(1);
+        expect(await drawnWidth(page)).toBe(last);
 
-      // Down to one column on a narrow window: the charts follow it and never widen the page.
-      await resizeAndWaitForObserver(page, 800);
-      await page.clock.runFor(CHART_RESIZE_DEBOUNCE_MS);
-      expect(await drawnWidth(page)).toBe(await containerWidth(page));
-      expect(await containerWidth(page)).toBeLessThan(800);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(800);
-      expect(s.console.problems()).toEqual([]);
-    }, { width: 1400, height: 900 }));
+        // Down to one column on a narrow window: the charts follow it and never widen the page.
+        await resizeAndWaitForObserver(page, 800);
+        await page.clock.runFor(CHART_RESIZE_DEBOUNCE_MS);
+        expect(await drawnWidth(page)).toBe(await containerWidth(page));
+        expect(await containerWidth(page)).toBeLessThan(800);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(800);
+        expect(s.console.problems()).toEqual([]);
+      },
+      { width: 1400, height: 900 },
+    ));
 
   it("a chart below the fold loads ECharts only when it scrolls into view", () =>
     withSession(
@@ -141,23 +143,38 @@ describe("charts", () => {
 
       const [png] = await Promise.all([page.waitForEvent("download"), vendors.getByRole("button", { name: "Export PNG" }).click()]);
       expect(png.suggestedFilename()).toBe("top-vendors.png");
-      expect(readFileSync((await png.path())!).subarray(1, 4).toString()).toBe("PNG");
+      expect(
+        readFileSync((await png.path())!)
+          .subarray(1, 4)
+          .toString(),
+      ).toBe("PNG");
       const [csv] = await Promise.all([page.waitForEvent("download"), vendors.getByRole("button", { name: "Export CSV" }).click()]);
       expect(csv.suggestedFilename()).toBe("top-vendors.csv");
       expect(readFileSync((await csv.path())!, "utf8").split("\r\n")[0]).toBe("Vendor,CVEs");
 
-      expect(s.requests.slice(before).map((request) => request.url()).join("\n")).toBe("");
+      expect(
+        s.requests
+          .slice(before)
+          .map((request) => request.url())
+          .join("\n"),
+      ).toBe("");
       expect(s.console.problems()).toEqual([]);
     }));
 });
 
 /** The width ECharts drew the first chart's canvas at (CSS pixels). */
 function drawnWidth(page: Page): Promise<number> {
-  return page.locator(`${FIRST_CHART} canvas`).first().evaluate((canvas) => Math.round(parseFloat((canvas as HTMLCanvasElement).style.width)));
+  return page
+    .locator(`${FIRST_CHART} canvas`)
+    .first()
+    .evaluate((canvas) => Math.round(parseFloat((canvas as HTMLCanvasElement).style.width)));
 }
 
 function containerWidth(page: Page): Promise<number> {
-  return page.locator(FIRST_CHART).first().evaluate((element) => Math.round(element.getBoundingClientRect().width));
+  return page
+    .locator(FIRST_CHART)
+    .first()
+    .evaluate((element) => Math.round(element.getBoundingClientRect().width));
 }
 
 /**
@@ -166,11 +183,14 @@ function containerWidth(page: Page): Promise<number> {
  * the chart's observer has been told too.
  */
 async function watchContainer(page: Page): Promise<void> {
-  await page.locator(FIRST_CHART).first().evaluate((element) => {
-    const seen: number[] = [];
-    (window as unknown as { __chartSizes: number[] }).__chartSizes = seen;
-    new ResizeObserver((entries) => seen.push(Math.round(entries[0]!.contentRect.width))).observe(element);
-  });
+  await page
+    .locator(FIRST_CHART)
+    .first()
+    .evaluate((element) => {
+      const seen: number[] = [];
+      (window as unknown as { __chartSizes: number[] }).__chartSizes = seen;
+      new ResizeObserver((entries) => seen.push(Math.round(entries[0]!.contentRect.width))).observe(element);
+    });
   await expect.poll(() => observedSizes(page)).toBeGreaterThan(0);
 }
 

@@ -26,9 +26,7 @@ const env = { PUBLIC_SUPPORT_EMAIL: SUPPORT, PUBLIC_OLD_BASE_URL: OLD_SITE };
 
 /** The product's table with the CVE page checked by validate() instead of its middleware. */
 const validatedPages: PageRoute[] = pageRoutes.map((page) =>
-  page.id === "cve-detail"
-    ? { ...page, middleware: undefined, validate: (params) => /^CVE-\d{4}-\d{4,}$/.test(params.cve ?? "") }
-    : page,
+  page.id === "cve-detail" ? { ...page, middleware: undefined, validate: (params) => /^CVE-\d{4}-\d{4,}$/.test(params.cve ?? "") } : page,
 );
 
 let production: E2eServer;

@@ -1,14 +1,6 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  appendToBody,
-  documentMarker,
-  gotoHydrated,
-  openSession,
-  setDocumentMarker,
-  waitForHydration,
-  type E2eSession,
-} from "./helpers/browser";
+import { appendToBody, documentMarker, gotoHydrated, openSession, setDocumentMarker, waitForHydration, type E2eSession } from "./helpers/browser";
 import { documentNotFound } from "./helpers/console";
 import { startLoopbackSite, type LoopbackSite } from "./helpers/loopback-site";
 import { e2eSite } from "./helpers/site";
@@ -45,8 +37,7 @@ async function withSession(run: (s: E2eSession) => Promise<void>) {
 /** The guard's console warning for a blocked link: the sign that the click was handled and stopped. */
 function blockedWarning(page: Page, href: string) {
   return page.waitForEvent("console", {
-    predicate: (message) =>
-      message.type() === "warning" && message.text() === `Navigation to ${href} was blocked by the external-link policy`,
+    predicate: (message) => message.type() === "warning" && message.text() === `Navigation to ${href} was blocked by the external-link policy`,
   });
 }
 

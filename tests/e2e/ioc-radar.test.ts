@@ -4,7 +4,6 @@ import { e2eSite } from "./helpers/site";
 
 /** The IOC radar in a real browser, on the real snapshot data (Feodo Tracker, MalwareBazaar, TweetFeed, signature-base, MISP warninglists). */
 
-
 const site = e2eSite({ DATABASE_PATH: inject("snapshotDatabase"), SYNC_ENABLED: "false" });
 
 async function withSession(run: (s: E2eSession) => Promise<void>) {
@@ -17,7 +16,8 @@ async function withSession(run: (s: E2eSession) => Promise<void>) {
   }
 }
 
-const copyValues = (s: E2eSession) => s.page.locator('[data-testid="ioc-table"] tbody tr [data-copy-value]').evaluateAll((buttons) => buttons.map((b) => b.getAttribute("data-copy-value")));
+const copyValues = (s: E2eSession) =>
+  s.page.locator('[data-testid="ioc-table"] tbody tr [data-copy-value]').evaluateAll((buttons) => buttons.map((b) => b.getAttribute("data-copy-value")));
 
 describe("IOC radar", () => {
   it("filters and paginates with the URL changing and no document reload", () =>
@@ -59,9 +59,11 @@ describe("IOC radar", () => {
       await page.getByRole("button", { name: "Look up" }).click();
       const result = page.getByTestId("lookup-result");
       await result.waitFor();
-      const verdicts = await page.locator('[data-testid="lookup-table"] tbody tr').evaluateAll((rows) =>
-        Object.fromEntries(rows.map((row) => [row.querySelector("[data-copy-value]")?.getAttribute("data-copy-value"), row.getAttribute("data-verdict")])),
-      );
+      const verdicts = await page
+        .locator('[data-testid="lookup-table"] tbody tr')
+        .evaluateAll((rows) =>
+          Object.fromEntries(rows.map((row) => [row.querySelector("[data-copy-value]")?.getAttribute("data-copy-value"), row.getAttribute("data-verdict")])),
+        );
       expect(verdicts).toEqual({
         [known]: "known",
         "8.8.8.8": "benign-listed",

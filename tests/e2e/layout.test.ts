@@ -46,7 +46,10 @@ describe("breakpoints", () => {
       const s = await openSession(site.browser, { viewport: { width, height: 900 } });
       try {
         await gotoHydrated(s.page, `${site.server.url}/cve-radar/CVE-2024-3400`);
-        return await s.page.locator(".detail-grid").first().evaluate((grid) => getComputedStyle(grid).gridTemplateColumns.split(" ").length);
+        return await s.page
+          .locator(".detail-grid")
+          .first()
+          .evaluate((grid) => getComputedStyle(grid).gridTemplateColumns.split(" ").length);
       } finally {
         await s.close();
       }

@@ -36,10 +36,7 @@ async function announcerText(page: Page): Promise<string> {
 }
 
 async function waitForAnnouncement(page: Page, title: string): Promise<void> {
-  await page.waitForFunction(
-    (expected) => document.querySelector('[data-testid="route-announcer"]')?.textContent === expected,
-    `Navigated to ${title}`,
-  );
+  await page.waitForFunction((expected) => document.querySelector('[data-testid="route-announcer"]')?.textContent === expected, `Navigated to ${title}`);
 }
 
 describe("client-side navigation", () => {
@@ -173,9 +170,7 @@ describe("navigation effects of the layout", () => {
           return top >= -1 && top < window.innerHeight;
         });
         expect(await page.evaluate(() => window.scrollY)).toBeLessThan(2000);
-        await expect
-          .poll(() => page.evaluate((key) => sessionStorage.getItem(key), HISTORY_KEY))
-          .toContain('"to":"/#main-content"');
+        await expect.poll(() => page.evaluate((key) => sessionStorage.getItem(key), HISTORY_KEY)).toContain('"to":"/#main-content"');
       },
       { viewport: { width: 1024, height: 400 } },
     );
@@ -307,8 +302,7 @@ describe("loading bar", () => {
     });
   }
   const barValues = (page: Page) => page.evaluate(() => (window as unknown as { __e2eBar: string[] }).__e2eBar);
-  const loadingEvents = (page: Page) =>
-    page.evaluate(() => (window as unknown as { __e2eLoadingEvents: string[] }).__e2eLoadingEvents);
+  const loadingEvents = (page: Page) => page.evaluate(() => (window as unknown as { __e2eLoadingEvents: string[] }).__e2eLoadingEvents);
 
   it("appears while a slow navigation (payload delayed 600 ms) is loading, and goes away after", async () => {
     await withSession(async (s) => {
@@ -354,9 +348,7 @@ describe("loading bar", () => {
 
       await mainNavLink(page, "CVE radar").click();
       // The bar's timer is set when the loading state has rendered, which announces itself with this event.
-      await page.waitForFunction(() =>
-        (window as unknown as { __e2eLoadingEvents: string[] }).__e2eLoadingEvents.includes("page-loading-start"),
-      );
+      await page.waitForFunction(() => (window as unknown as { __e2eLoadingEvents: string[] }).__e2eLoadingEvents.includes("page-loading-start"));
       await page.clock.runFor(99);
       expect(await barValues(page)).toEqual([]);
       expect(await page.locator(".loading-bar").getAttribute("data-visible")).toBe("false");

@@ -128,10 +128,12 @@ describe("list layouts", () => {
             context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
             const room = field.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
             // A select shows its chosen option beside its arrow; an input its text or placeholder.
-            const shown = field instanceof HTMLSelectElement ? field.selectedOptions[0]?.text ?? "" : field.value || field.placeholder;
+            const shown = field instanceof HTMLSelectElement ? (field.selectedOptions[0]?.text ?? "") : field.value || field.placeholder;
             const arrow = field instanceof HTMLSelectElement ? 16 : 0;
-            if (field.type !== "date" && context.measureText(shown).width + arrow > room + 1) problems.push(`${name}: "${shown}" needs more than ${Math.round(room)} px`);
-            if (field.type === "date" && field.scrollWidth > field.clientWidth + 1) problems.push(`${name}: date ${field.scrollWidth} px in ${field.clientWidth} px`);
+            if (field.type !== "date" && context.measureText(shown).width + arrow > room + 1)
+              problems.push(`${name}: "${shown}" needs more than ${Math.round(room)} px`);
+            if (field.type === "date" && field.scrollWidth > field.clientWidth + 1)
+              problems.push(`${name}: date ${field.scrollWidth} px in ${field.clientWidth} px`);
           }
           return problems;
         });

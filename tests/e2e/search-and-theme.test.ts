@@ -4,7 +4,6 @@ import { e2eSite } from "./helpers/site";
 
 /** The header search box and the theme toggle, on every page. */
 
-
 const site = e2eSite({ DATABASE_PATH: inject("snapshotDatabase"), SYNC_ENABLED: "false" });
 
 async function withSession(run: (s: E2eSession) => Promise<void>) {
@@ -39,7 +38,12 @@ describe("header search", () => {
       // The pasted text lands in bulk lookup and is looked up at once; it is not a list filter.
       await expect.poll(() => page.getByTestId("lookup-result").textContent()).toContain("2 indicators found");
       expect(await page.locator("#bulk-lookup textarea").inputValue()).toBe(hashes);
-      expect(await page.getByTestId("lookup-table").locator("tbody tr").evaluateAll((rows) => rows.map((row) => row.getAttribute("data-verdict")))).toHaveLength(2);
+      expect(
+        await page
+          .getByTestId("lookup-table")
+          .locator("tbody tr")
+          .evaluateAll((rows) => rows.map((row) => row.getAttribute("data-verdict"))),
+      ).toHaveLength(2);
       expect(await page.getByText("lookup is not a known parameter").count()).toBe(0);
 
       await search(s, "GlobalProtect command injection");
@@ -67,10 +71,12 @@ describe("header search", () => {
       await gotoHydrated(page, `${site.server.url}/`);
       await page.getByTestId("site-search").pressSequentially("CVE-2024-340");
       const values = () => page.locator("#site-search-suggestions option").evaluateAll((options) => options.map((o) => (o as HTMLOptionElement).value));
-      await expect.poll(async () => {
-        const current = await values();
-        return current.length > 0 && current.every((value) => value.startsWith("CVE-2024-340"));
-      }).toBe(true);
+      await expect
+        .poll(async () => {
+          const current = await values();
+          return current.length > 0 && current.every((value) => value.startsWith("CVE-2024-340"));
+        })
+        .toBe(true);
       await page.getByTestId("site-search").fill("ivant");
       await expect.poll(values).toContain("Ivanti");
     }));
@@ -79,7 +85,10 @@ describe("header search", () => {
 describe("theme", () => {
   it("follows the system, toggles, and keeps the choice across reloads without a flash", async () => {
     const context = await site.browser.newContext({ colorScheme: "light" });
-    await context.route((url) => !url.href.startsWith(site.server.url), (route) => route.abort());
+    await context.route(
+      (url) => !url.href.startsWith(site.server.url),
+      (route) => route.abort(),
+    );
     try {
       const page = await context.newPage();
       await gotoHydrated(page, `${site.server.url}/`);

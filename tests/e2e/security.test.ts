@@ -40,9 +40,8 @@ describe("script injection through the configuration", () => {
       // No script element was created from the name, and the CSP had nothing to refuse.
       const injected = await page.evaluate(
         () =>
-          [...document.scripts].filter(
-            (script) => script.textContent?.startsWith("window.__pwned") || script.textContent?.trim() === "window.__pwned=1",
-          ).length,
+          [...document.scripts].filter((script) => script.textContent?.startsWith("window.__pwned") || script.textContent?.trim() === "window.__pwned=1")
+            .length,
       );
       expect(injected).toBe(0);
       expect(s.console.problems()).toEqual([]);
@@ -64,9 +63,7 @@ describe("script injection through the configuration", () => {
       await waitForHydration(page);
       expect(await pwned(page)).toBeUndefined();
       expect(await page.title()).toBe(`Page Not Found · ${SITE_NAME}`);
-      expect(await page.locator(".error-screen__detail").textContent()).toBe(
-        "Page not found: /%3Cscript%3Ewindow.__pwned=2%3C/script%3E",
-      );
+      expect(await page.locator(".error-screen__detail").textContent()).toBe("Page not found: /%3Cscript%3Ewindow.__pwned=2%3C/script%3E");
       expect(s.console.problems([documentNotFound(url)])).toEqual([]);
     });
   });

@@ -1,14 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  appendToBody,
-  documentMarker,
-  gotoHydrated,
-  mainNavLink,
-  openSession,
-  setDocumentMarker,
-  waitForTitle,
-  type E2eSession,
-} from "./helpers/browser";
+import { appendToBody, documentMarker, gotoHydrated, mainNavLink, openSession, setDocumentMarker, waitForTitle, type E2eSession } from "./helpers/browser";
 import { abortedLoad } from "./helpers/console";
 import { e2eSite } from "./helpers/site";
 
@@ -23,7 +14,6 @@ const GTM_IDS = ["GTM-ABC1234", "GTM-XYZ5678"];
 const BOT_CHECK_URL = `https://www.recaptcha.net/recaptcha/api.js?render=${SITE_KEY}`;
 const TAG_MANAGER_URLS = GTM_IDS.map((id) => `https://www.googletagmanager.com/gtm.js?id=${id}`);
 const THIRD_PARTY_URLS = [BOT_CHECK_URL, ...TAG_MANAGER_URLS];
-
 
 const site = e2eSite({ RECAPTCHA_SITE_KEY: SITE_KEY, RECAPTCHA_SECRET_KEY: "e2e-secret-never-sent", GTM_IDS: GTM_IDS.join(",") });
 
@@ -98,12 +88,8 @@ describe("bot check and tag manager", () => {
       expect((await attribution.textContent())?.replace(/\s+/g, " ").trim()).toBe(
         "This site is protected by reCAPTCHA and the Google Privacy Policy and Terms of Service apply.",
       );
-      expect(await attribution.getByRole("link", { name: "Privacy Policy" }).getAttribute("href")).toBe(
-        "https://policies.google.com/privacy",
-      );
-      expect(await attribution.getByRole("link", { name: "Terms of Service" }).getAttribute("href")).toBe(
-        "https://policies.google.com/terms",
-      );
+      expect(await attribution.getByRole("link", { name: "Privacy Policy" }).getAttribute("href")).toBe("https://policies.google.com/privacy");
+      expect(await attribution.getByRole("link", { name: "Terms of Service" }).getAttribute("href")).toBe("https://policies.google.com/terms");
 
       // reCAPTCHA would add its badge as .grecaptcha-badge; the stylesheet must hide it.
       await appendToBody(page, '<div class="grecaptcha-badge" id="badge">badge</div><div id="control">control</div>');

@@ -164,7 +164,10 @@ export function recordingLogger(): { logger: Logger; entries: Array<Record<strin
  * tarball (`<repo>-<branch>/<path>`): used to put real snapshot files behind
  * a publisher's tarball URL at test time.
  */
-export async function writeTarGz(path: string, entries: AsyncIterable<{ name: string; content: Buffer | string }> | Iterable<{ name: string; content: Buffer | string }>): Promise<number> {
+export async function writeTarGz(
+  path: string,
+  entries: AsyncIterable<{ name: string; content: Buffer | string }> | Iterable<{ name: string; content: Buffer | string }>,
+): Promise<number> {
   const pack = tar.pack();
   const written = pipeline(pack, createGzip(), createWriteStream(path));
   let count = 0;

@@ -64,8 +64,16 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   try {
     await run(
       ...asClusterOwner(tool("initdb"), [
-        "-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8",
-        "--locale=C.UTF-8", "--locale-provider=icu", "--icu-locale=und", "--no-sync",
+        "-D",
+        data,
+        "-U",
+        "postgres",
+        "--auth=trust",
+        "--encoding=UTF8",
+        "--locale=C.UTF-8",
+        "--locale-provider=icu",
+        "--icu-locale=und",
+        "--no-sync",
       ]),
     );
   } catch (error) {
@@ -79,11 +87,29 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   for (let attempt = 0; attempt < 3 && port === 0; attempt++) {
     const candidate = await freePort();
     const options = [
-      "-c", "listen_addresses=127.0.0.1", "-p", String(candidate), "-k", dir,
-      "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+      "-c",
+      "listen_addresses=127.0.0.1",
+      "-p",
+      String(candidate),
+      "-k",
+      dir,
+      "-c",
+      "fsync=off",
+      "-c",
+      "synchronous_commit=off",
+      "-c",
+      "full_page_writes=off",
       // Fewer, later checkpoints, and no WAL for tables filled in the transaction that created them.
-      "-c", "max_wal_size=8GB", "-c", "checkpoint_timeout=30min", "-c", "wal_level=minimal", "-c", "max_wal_senders=0",
-      "-c", "shared_buffers=256MB",
+      "-c",
+      "max_wal_size=8GB",
+      "-c",
+      "checkpoint_timeout=30min",
+      "-c",
+      "wal_level=minimal",
+      "-c",
+      "max_wal_senders=0",
+      "-c",
+      "shared_buffers=256MB",
     ].join(" ");
     try {
       await run(...asClusterOwner(tool("pg_ctl"), ["-D", data, "-l", log, "-o", options, "-w", "-t", "60", "start"]));

@@ -49,7 +49,10 @@ async function* recordsOf(file: string): AsyncGenerator<RawCveRecord> {
 
 /** Every CVE JSON 5 record of the snapshot, read independently of the product's parser. */
 export async function* rawCveRecords(): AsyncGenerator<RawCveRecord> {
-  for (const file of readdirSync(CVE_JSON5_DIR).filter((name) => name.endsWith(".jsonl.gz")).sort()) yield* recordsOf(file);
+  for (const file of readdirSync(CVE_JSON5_DIR)
+    .filter((name) => name.endsWith(".jsonl.gz"))
+    .sort())
+    yield* recordsOf(file);
 }
 
 /** The snapshot's CVE JSON 5 bundle of one year (records whose id has that year). */
@@ -86,7 +89,9 @@ export async function* rawEpssLines(): AsyncGenerator<string> {
 /** Every page of the Trickest PoC snapshot: `{ path: "2024/CVE-2024-3400.md", content: "<markdown>" }`. */
 export async function* rawTrickestPages(): AsyncGenerator<{ path: string; content: string }> {
   const dir = join(DATA_DIR, "trickest-cve-poc");
-  for (const file of readdirSync(dir).filter((name) => name.endsWith(".jsonl.gz")).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((name) => name.endsWith(".jsonl.gz"))
+    .sort()) {
     const lines = createInterface({ input: createReadStream(join(dir, file)).pipe(createGunzip()), crlfDelay: Infinity });
     for await (const line of lines) if (line.trim()) yield JSON.parse(line) as { path: string; content: string };
   }

@@ -83,9 +83,7 @@ export const postgresDialect: SqlDialect = {
   async createValueSearchIndex(db, table) {
     // pg_trgm is a trusted extension: the database's owner may create it.
     await sql`create extension if not exists pg_trgm`.execute(db);
-    await sql
-      .raw(`create index ${table}_value_trgm_idx on ${table} using gin (lower(value) gin_trgm_ops)`)
-      .execute(db);
+    await sql.raw(`create index ${table}_value_trgm_idx on ${table} using gin (lower(value) gin_trgm_ops)`).execute(db);
   },
 
   async addToValueSearchIndex() {},

@@ -83,9 +83,7 @@ export const sqliteDialect: SqlDialect = {
    * deleted with their indicator).
    */
   async createValueSearchIndex(db, table) {
-    await sql
-      .raw(`create virtual table ${table}_fts using fts5(value, content='', contentless_delete=1, detail=none, tokenize='trigram')`)
-      .execute(db);
+    await sql.raw(`create virtual table ${table}_fts using fts5(value, content='', contentless_delete=1, detail=none, tokenize='trigram')`).execute(db);
   },
 
   async addToValueSearchIndex(db, table, afterId) {

@@ -4,8 +4,25 @@ import { createIocIndexes, createIocTables } from "../ioc-tables";
 
 /** Tables of migrations 0001–0006, all rebuilt here. */
 const LEGACY_TABLES = [
-  "sources", "source_files", "source_records", "cves", "cve_cvss", "cve_affected", "cve_references", "cve_cwes", "cve_ssvc", "cve_exploits", "cwes",
-  "kev_entries", "epss_scores", "indicators", "indicator_sightings", "indicator_tags", "indicator_cves", "warninglists", "warninglist_entries",
+  "sources",
+  "source_files",
+  "source_records",
+  "cves",
+  "cve_cvss",
+  "cve_affected",
+  "cve_references",
+  "cve_cwes",
+  "cve_ssvc",
+  "cve_exploits",
+  "cwes",
+  "kev_entries",
+  "epss_scores",
+  "indicators",
+  "indicator_sightings",
+  "indicator_tags",
+  "indicator_cves",
+  "warninglists",
+  "warninglist_entries",
 ];
 
 /**

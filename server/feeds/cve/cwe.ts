@@ -29,9 +29,7 @@ export async function* parseCweXml(input: FeedInput, name: string): AsyncGenerat
       pending.push(rejected(location, `${tag.name} without a numeric ID and a Name`));
       return;
     }
-    pending.push(
-      accepted({ id: `CWE-${id}`, name: title, kind, abstraction: attr("Abstraction"), status: attr("Status") }),
-    );
+    pending.push(accepted({ id: `CWE-${id}`, name: title, kind, abstraction: attr("Abstraction"), status: attr("Status") }));
   };
   parser.onerror = (error) => {
     throw new Error(`${name}: invalid XML (${error.message.split("\n")[0]})`);

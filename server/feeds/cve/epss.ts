@@ -36,11 +36,7 @@ function probability(text: string | undefined): number | null {
  * commas) and the semicolon variant without comment or header that API
  * crawlers write. The format has no quoting, so lines are split directly.
  */
-export async function* parseEpssCsv(
-  input: FeedInput,
-  name: string,
-  options: EpssFileOptions,
-): AsyncGenerator<ParseResult<EpssScore>> {
+export async function* parseEpssCsv(input: FeedInput, name: string, options: EpssFileOptions): AsyncGenerator<ParseResult<EpssScore>> {
   const file: EpssFileState = { name, modelVersion: null, scoreDate: options.fallbackScoreDate, dataSeen: false };
   for await (const lines of readLines(input)) {
     for (const { number, text } of lines) {

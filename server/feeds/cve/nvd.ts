@@ -1,13 +1,5 @@
 import { parseCveId } from "../../../shared/cve/cve-id";
-import type {
-  AffectedProduct,
-  CveRecord,
-  CveReference,
-  CveWeakness,
-  CvssMetric,
-  CvssVersion,
-  DataProvider,
-} from "./records";
+import type { AffectedProduct, CveRecord, CveReference, CveWeakness, CvssMetric, CvssVersion, DataProvider } from "./records";
 import { accepted, rejected, type ParseResult } from "../toolkit/result";
 import { cvssSeverity } from "../../../shared/cve/cvss-vector";
 import { baseScoreOf, isValidBaseScore } from "./cvss";
@@ -181,8 +173,6 @@ export function parseNvdPage(text: string, name: string): NvdPage {
     startIndex: asNumber(root.startIndex) ?? 0,
     totalResults: asNumber(root.totalResults) ?? vulnerabilities.length,
     timestamp: asUtcTimestamp(root.timestamp),
-    records: vulnerabilities.map((entry, index) =>
-      normalizeNvdCve(asObject(entry)?.cve, `${name}#vulnerabilities[${index}]`),
-    ),
+    records: vulnerabilities.map((entry, index) => normalizeNvdCve(asObject(entry)?.cve, `${name}#vulnerabilities[${index}]`)),
   };
 }

@@ -18,9 +18,7 @@ export function quote(value: string): string {
   return JSON.stringify(short);
 }
 
-export type NormalizedValue =
-  | { ok: true; indicator: Indicator; port: number | null }
-  | { ok: false; reason: string };
+export type NormalizedValue = { ok: true; indicator: Indicator; port: number | null } | { ok: false; reason: string };
 
 const HOST_PORT = /^([^:/[\]]+):(\d{1,5})$/;
 
@@ -54,18 +52,7 @@ export function normalizeFeedValue(raw: string, expected: readonly IndicatorType
 }
 
 /** For feeds that do not say what a value is: every type but "ip:port", which is split into IP and port. */
-export const ANY_TYPE: readonly IndicatorType[] = [
-  "ipv4",
-  "ipv6",
-  "cidr",
-  "domain",
-  "url",
-  "email",
-  "md5",
-  "sha1",
-  "sha256",
-  "sha512",
-];
+export const ANY_TYPE: readonly IndicatorType[] = ["ipv4", "ipv6", "cidr", "domain", "url", "email", "md5", "sha1", "sha256", "sha512"];
 
 const NULL_WORDS = new Set(["", "none", "null", "n/a", "-"]);
 
@@ -91,13 +78,7 @@ function fromUtcFields(match: RegExpExecArray): string | null {
   const [, year = "", month = "", day = "", hour = "00", minute = "00", second = "00", fraction = "0"] = match;
   const m = Number(month);
   const valid =
-    m >= 1 &&
-    m <= 12 &&
-    Number(day) >= 1 &&
-    Number(day) <= daysInMonth(Number(year), m) &&
-    Number(hour) <= 23 &&
-    Number(minute) <= 59 &&
-    Number(second) <= 59;
+    m >= 1 && m <= 12 && Number(day) >= 1 && Number(day) <= daysInMonth(Number(year), m) && Number(hour) <= 23 && Number(minute) <= 59 && Number(second) <= 59;
   return valid ? `${year}-${month}-${day}T${hour}:${minute}:${second}.${fraction.padEnd(3, "0")}Z` : null;
 }
 
@@ -164,10 +145,9 @@ export function confidence(value: unknown): number | null {
 }
 
 /** The sighting's fields a feed states (absent ones become null or empty), and what `sighting` needs to build the rest. */
-export interface SightingFields
-  extends Partial<
-    Pick<IocSighting, "firstSeen" | "lastSeen" | "threatType" | "malwareFamily" | "tags" | "confidence" | "reporter" | "reference" | "aliases">
-  > {
+export interface SightingFields extends Partial<
+  Pick<IocSighting, "firstSeen" | "lastSeen" | "threatType" | "malwareFamily" | "tags" | "confidence" | "reporter" | "reference" | "aliases">
+> {
   /** Extra texts to search for CVE ids besides the tags. */
   cveTexts?: ReadonlyArray<string | null>;
   /** Where the record is, should it have to be rejected. */

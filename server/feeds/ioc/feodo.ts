@@ -2,14 +2,7 @@ import { parsePort } from "../../../shared/ioc/ip";
 import { byColumn, csvRows } from "../toolkit/csv";
 import { rejected, type ParseResult } from "../toolkit/result";
 import type { FeedInput } from "../toolkit/stream";
-import {
-  normalizeFeedValue,
-  quote,
-  sighting,
-  text,
-  toIsoUtc,
-  type ParserOptions,
-} from "./common";
+import { normalizeFeedValue, quote, sighting, text, toIsoUtc, type ParserOptions } from "./common";
 import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "feodotracker";
@@ -21,36 +14,42 @@ const COLUMNS = ["first_seen_utc", "dst_ip", "dst_port", "c2_status", "last_onli
  */
 export async function* parseFeodoCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
-  for await (const rows of csvRows(input, (cells) => cells[0] === "first_seen_utc" && cells.includes("dst_ip"))) for (const row of rows) {
-    const location = `line ${row.line}`;
-    if (!row.ok) {
-      yield rejected(location, row.reason);
-      continue;
+  for await (const rows of csvRows(input, (cells) => cells[0] === "first_seen_utc" && cells.includes("dst_ip")))
+    for (const row of rows) {
+      const location = `line ${row.line}`;
+      if (!row.ok) {
+        yield rejected(location, row.reason);
+        continue;
+      }
+      const columns = row.columns ?? COLUMNS;
+      const record = byColumn(row.cells, columns);
+      if (record === null) {
+        yield rejected(location, `expected ${columns.length} columns, got ${row.cells.length}`);
+        continue;
+      }
+      const raw = record.dst_ip ?? "";
+      const value = normalizeFeedValue(raw, ["ipv4", "ipv6"]);
+      if (!value.ok) {
+        yield rejected(location, value.reason);
+        continue;
+      }
+      const portText = text(record.dst_port);
+      const port = portText === null ? null : parsePort(portText);
+      if (portText !== null && port === null) {
+        yield rejected(location, `invalid dst_port ${quote(portText)}`);
+        continue;
+      }
+      yield sighting(
+        source,
+        raw,
+        { indicator: value.indicator, port },
+        {
+          location,
+          firstSeen: toIsoUtc(record.first_seen_utc),
+          lastSeen: toIsoUtc(record.last_online),
+          threatType: "botnet_cc",
+          malwareFamily: text(record.malware),
+        },
+      );
     }
-    const columns = row.columns ?? COLUMNS;
-    const record = byColumn(row.cells, columns);
-    if (record === null) {
-      yield rejected(location, `expected ${columns.length} columns, got ${row.cells.length}`);
-      continue;
-    }
-    const raw = record.dst_ip ?? "";
-    const value = normalizeFeedValue(raw, ["ipv4", "ipv6"]);
-    if (!value.ok) {
-      yield rejected(location, value.reason);
-      continue;
-    }
-    const portText = text(record.dst_port);
-    const port = portText === null ? null : parsePort(portText);
-    if (portText !== null && port === null) {
-      yield rejected(location, `invalid dst_port ${quote(portText)}`);
-      continue;
-    }
-    yield sighting(source, raw, { indicator: value.indicator, port }, {
-      location,
-      firstSeen: toIsoUtc(record.first_seen_utc),
-      lastSeen: toIsoUtc(record.last_online),
-      threatType: "botnet_cc",
-      malwareFamily: text(record.malware),
-    });
-  }
 }

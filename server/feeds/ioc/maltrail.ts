@@ -3,13 +3,7 @@ import { tarFiles } from "../toolkit/archive";
 import { readLines } from "../toolkit/lines";
 import { rejected, type ParseResult } from "../toolkit/result";
 import type { FeedInput } from "../toolkit/stream";
-import {
-  ANY_TYPE,
-  normalizeFeedValue,
-  sighting,
-  splitTags,
-  type ParserOptions,
-} from "./common";
+import { ANY_TYPE, normalizeFeedValue, sighting, splitTags, type ParserOptions } from "./common";
 import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "maltrail";
@@ -53,52 +47,53 @@ export async function* parseMaltrailFile(
   let aliases: string[] = [];
   let references: string[] = [];
   let trailsSinceComment = false;
-  for await (const lines of readLines(input)) for (const { number, text } of lines) {
-    const location = `${file.path}:${number}`;
-    if (text === null) {
-      yield rejected(location, "line too long");
-      continue;
-    }
-    const line = text.trim();
-    if (line === "") continue;
-    if (line.startsWith("#")) {
-      // A comment after trails starts a new group of trails.
-      if (trailsSinceComment) {
-        references = [];
-        trailsSinceComment = false;
+  for await (const lines of readLines(input))
+    for (const { number, text } of lines) {
+      const location = `${file.path}:${number}`;
+      if (text === null) {
+        yield rejected(location, "line too long");
+        continue;
       }
-      const comment = line.replace(/^#+\s*/, "");
-      if (/^reference:/i.test(comment)) {
-        const url = /https?:\/\/\S+/.exec(comment)?.[0];
-        if (url !== undefined) references.push(url);
-      } else if (/^aliases:/i.test(comment)) {
-        aliases = splitTags(comment.replace(/^aliases:\s*/i, ""));
+      const line = text.trim();
+      if (line === "") continue;
+      if (line.startsWith("#")) {
+        // A comment after trails starts a new group of trails.
+        if (trailsSinceComment) {
+          references = [];
+          trailsSinceComment = false;
+        }
+        const comment = line.replace(/^#+\s*/, "");
+        if (/^reference:/i.test(comment)) {
+          const url = /https?:\/\/\S+/.exec(comment)?.[0];
+          if (url !== undefined) references.push(url);
+        } else if (/^aliases:/i.test(comment)) {
+          aliases = splitTags(comment.replace(/^aliases:\s*/i, ""));
+        }
+        continue;
       }
-      continue;
+      trailsSinceComment = true;
+      const comment = line.search(INLINE_COMMENT);
+      const raw = comment < 0 ? line : line.slice(0, comment).trimEnd();
+      if (raw.startsWith("/")) {
+        yield rejected(location, "path-only trail names no host");
+        continue;
+      }
+      const hostPath = !SCHEME.test(raw) && raw.includes("/") && !/^[\d.]+\/\d{1,2}$/.test(raw);
+      const value = hostPath ? normalizeFeedValue(`http://${raw}`, URL_ONLY) : normalizeFeedValue(raw, ANY_TYPE);
+      if (!value.ok) {
+        yield rejected(location, value.reason);
+        continue;
+      }
+      yield sighting(source, raw, value, {
+        location,
+        threatType: file.category,
+        malwareFamily: family,
+        // A family's aliases name the family, not each trail (they become the family's aliases).
+        tags: family === null ? [file.name, ...aliases] : [],
+        aliases: family === null ? [] : aliases,
+        reference: references[0] ?? null,
+      });
     }
-    trailsSinceComment = true;
-    const comment = line.search(INLINE_COMMENT);
-    const raw = comment < 0 ? line : line.slice(0, comment).trimEnd();
-    if (raw.startsWith("/")) {
-      yield rejected(location, "path-only trail names no host");
-      continue;
-    }
-    const hostPath = !SCHEME.test(raw) && raw.includes("/") && !/^[\d.]+\/\d{1,2}$/.test(raw);
-    const value = hostPath ? normalizeFeedValue(`http://${raw}`, URL_ONLY) : normalizeFeedValue(raw, ANY_TYPE);
-    if (!value.ok) {
-      yield rejected(location, value.reason);
-      continue;
-    }
-    yield sighting(source, raw, value, {
-      location,
-      threatType: file.category,
-      malwareFamily: family,
-      // A family's aliases name the family, not each trail (they become the family's aliases).
-      tags: family === null ? [file.name, ...aliases] : [],
-      aliases: family === null ? [] : aliases,
-      reference: references[0] ?? null,
-    });
-  }
 }
 
 /** Maltrail's static trails as a (gzipped) tar of `trails/static/**.txt`. */

@@ -3,15 +3,7 @@ import type { IndicatorType } from "../../../shared/ioc/types";
 import { tarFiles } from "../toolkit/archive";
 import { rejected, type ParseResult } from "../toolkit/result";
 import { readText, type FeedInput } from "../toolkit/stream";
-import {
-  normalizeFeedValue,
-  quote,
-  sighting,
-  splitTags,
-  text,
-  toIsoUtc,
-  type ParserOptions,
-} from "./common";
+import { normalizeFeedValue, quote, sighting, splitTags, text, toIsoUtc, type ParserOptions } from "./common";
 import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "misp";
@@ -145,10 +137,7 @@ function* eventRecords(document: unknown, location: string, source: string): Gen
 }
 
 /** One MISP event document (`{"Event": {…, "Attribute": […], "Object": […]}}`). */
-export async function* parseMispEvent(
-  input: FeedInput,
-  options: ParserOptions & { location?: string } = {},
-): AsyncGenerator<ParseResult<IocSighting>> {
+export async function* parseMispEvent(input: FeedInput, options: ParserOptions & { location?: string } = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const location = options.location ?? "event";
   let document: unknown;
   try {

@@ -2,13 +2,7 @@ import type { IndicatorType } from "../../../shared/ioc/types";
 import { readLines } from "../toolkit/lines";
 import { rejected, type ParseResult } from "../toolkit/result";
 import type { FeedInput } from "../toolkit/stream";
-import {
-  confidence,
-  normalizeFeedValue,
-  sighting,
-  text,
-  type ParserOptions,
-} from "./common";
+import { confidence, normalizeFeedValue, sighting, text, type ParserOptions } from "./common";
 import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "signature-base";
@@ -52,51 +46,48 @@ function contextOf(comment: string): Context {
  * `# group` comments (a blank line ends a group). The comment is a LOKI
  * score (0-100, used as confidence) or a description of the campaign.
  */
-async function* parseSignatureBase(
-  input: FeedInput,
-  kind: "c2" | "hash",
-  options: ParserOptions,
-): AsyncGenerator<ParseResult<IocSighting>> {
+async function* parseSignatureBase(input: FeedInput, kind: "c2" | "hash", options: ParserOptions): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
   const expected = kind === "c2" ? C2_TYPES : HASH_TYPES;
   let group = NO_CONTEXT;
-  for await (const lines of readLines(input)) for (const { number, text: line } of lines) {
-    const location = `line ${number}`;
-    if (line === null) {
-      yield rejected(location, "line too long");
-      continue;
+  for await (const lines of readLines(input))
+    for (const { number, text: line } of lines) {
+      const location = `line ${number}`;
+      if (line === null) {
+        yield rejected(location, "line too long");
+        continue;
+      }
+      const trimmed = line.trim();
+      if (trimmed === "") {
+        group = NO_CONTEXT;
+        continue;
+      }
+      if (trimmed.startsWith("#")) {
+        const comment = trimmed.replace(/^#+\s*/, "");
+        group = comment === "" || NOT_A_GROUP.test(comment) ? NO_CONTEXT : contextOf(comment);
+        continue;
+      }
+      const [rawValue = "", ...rest] = trimmed.split(";");
+      const raw = rawValue.trim();
+      const value = normalizeFeedValue(raw, expected);
+      if (!value.ok) {
+        yield rejected(location, value.reason);
+        continue;
+      }
+      // "<value>;60", "<value>;60;NTIOLib.sys" or "<value>;<description>".
+      const score = rest[0] !== undefined && SCORE.test(rest[0].trim()) ? confidence(rest.shift()) : null;
+      const description = text(rest.join(";"));
+      const described = description === null ? NO_CONTEXT : contextOf(description);
+      const tags = [group.label, described.label].filter((tag, i, all): tag is string => tag !== null && all.indexOf(tag) === i);
+      yield sighting(source, raw, value, {
+        location,
+        threatType: kind === "c2" ? "botnet_cc" : "payload",
+        tags,
+        confidence: score,
+        reference: described.reference ?? group.reference,
+        cveTexts: [description],
+      });
     }
-    const trimmed = line.trim();
-    if (trimmed === "") {
-      group = NO_CONTEXT;
-      continue;
-    }
-    if (trimmed.startsWith("#")) {
-      const comment = trimmed.replace(/^#+\s*/, "");
-      group = comment === "" || NOT_A_GROUP.test(comment) ? NO_CONTEXT : contextOf(comment);
-      continue;
-    }
-    const [rawValue = "", ...rest] = trimmed.split(";");
-    const raw = rawValue.trim();
-    const value = normalizeFeedValue(raw, expected);
-    if (!value.ok) {
-      yield rejected(location, value.reason);
-      continue;
-    }
-    // "<value>;60", "<value>;60;NTIOLib.sys" or "<value>;<description>".
-    const score = rest[0] !== undefined && SCORE.test(rest[0].trim()) ? confidence(rest.shift()) : null;
-    const description = text(rest.join(";"));
-    const described = description === null ? NO_CONTEXT : contextOf(description);
-    const tags = [group.label, described.label].filter((tag, i, all): tag is string => tag !== null && all.indexOf(tag) === i);
-    yield sighting(source, raw, value, {
-      location,
-      threatType: kind === "c2" ? "botnet_cc" : "payload",
-      tags,
-      confidence: score,
-      reference: described.reference ?? group.reference,
-      cveTexts: [description],
-    });
-  }
 }
 
 /** signature-base `iocs/c2-iocs.txt`: C2 domains and IPs, optionally `;score`. */

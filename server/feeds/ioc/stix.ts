@@ -2,16 +2,7 @@ import type { IndicatorType } from "../../../shared/ioc/types";
 import { streamJsonValues } from "../toolkit/json-stream";
 import { rejected, type ParseResult } from "../toolkit/result";
 import { textChunks, type FeedInput } from "../toolkit/stream";
-import {
-  confidence,
-  normalizeFeedValue,
-  quote,
-  sighting,
-  splitTags,
-  text,
-  toIsoUtc,
-  type ParserOptions,
-} from "./common";
+import { confidence, normalizeFeedValue, quote, sighting, splitTags, text, toIsoUtc, type ParserOptions } from "./common";
 import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "stix";
@@ -160,11 +151,7 @@ export async function* parseStixBundle(input: FeedInput, options: ParserOptions 
       confidence: confidence(object.confidence),
       reporter: typeof object.created_by_ref === "string" ? (identities.get(object.created_by_ref) ?? null) : null,
       reference: references.map((ref) => text(ref.url)).find((url) => url !== null) ?? null,
-      cveTexts: [
-        text(object.name),
-        text(object.description),
-        ...references.map((ref) => (ref.source_name === "cve" ? text(ref.external_id) : null)),
-      ],
+      cveTexts: [text(object.name), text(object.description), ...references.map((ref) => (ref.source_name === "cve" ? text(ref.external_id) : null))],
       location,
     };
     for (const { path: objectPath, value: raw } of comparisons) {

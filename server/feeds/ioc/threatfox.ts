@@ -3,16 +3,7 @@ import { byColumn, csvRows } from "../toolkit/csv";
 import { streamJsonValues } from "../toolkit/json-stream";
 import { rejected, type ParseResult } from "../toolkit/result";
 import { textChunks, type FeedInput } from "../toolkit/stream";
-import {
-  confidence,
-  normalizeFeedValue,
-  quote,
-  sighting,
-  splitTags,
-  text,
-  toIsoUtc,
-  type ParserOptions,
-} from "./common";
+import { confidence, normalizeFeedValue, quote, sighting, splitTags, text, toIsoUtc, type ParserOptions } from "./common";
 import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "threatfox";
@@ -86,33 +77,34 @@ function toSighting(source: string, location: string, fields: ThreatFoxFields): 
 /** ThreatFox CSV export (full or recent), with or without `is_compromised`. */
 export async function* parseThreatFoxCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
-  for await (const rows of csvRows(input, (cells) => cells[0] === "first_seen_utc" && cells.includes("ioc_value"))) for (const row of rows) {
-    const location = `line ${row.line}`;
-    if (!row.ok) {
-      yield rejected(location, row.reason);
-      continue;
+  for await (const rows of csvRows(input, (cells) => cells[0] === "first_seen_utc" && cells.includes("ioc_value")))
+    for (const row of rows) {
+      const location = `line ${row.line}`;
+      if (!row.ok) {
+        yield rejected(location, row.reason);
+        continue;
+      }
+      const columns = row.columns ?? (row.cells.length === LEGACY_COLUMNS.length ? LEGACY_COLUMNS : COLUMNS);
+      const record = byColumn(row.cells, columns);
+      if (record === null) {
+        yield rejected(location, `expected ${columns.length} columns, got ${row.cells.length}`);
+        continue;
+      }
+      yield toSighting(source, location, {
+        id: text(record.ioc_id),
+        value: record.ioc_value ?? "",
+        type: record.ioc_type ?? "",
+        threatType: record.threat_type,
+        malware: record.fk_malware,
+        malwarePrintable: record.malware_printable,
+        firstSeen: record.first_seen_utc,
+        lastSeen: record.last_seen_utc,
+        confidence: record.confidence_level,
+        reference: record.reference,
+        tags: record.tags,
+        reporter: record.reporter,
+      });
     }
-    const columns = row.columns ?? (row.cells.length === LEGACY_COLUMNS.length ? LEGACY_COLUMNS : COLUMNS);
-    const record = byColumn(row.cells, columns);
-    if (record === null) {
-      yield rejected(location, `expected ${columns.length} columns, got ${row.cells.length}`);
-      continue;
-    }
-    yield toSighting(source, location, {
-      id: text(record.ioc_id),
-      value: record.ioc_value ?? "",
-      type: record.ioc_type ?? "",
-      threatType: record.threat_type,
-      malware: record.fk_malware,
-      malwarePrintable: record.malware_printable,
-      firstSeen: record.first_seen_utc,
-      lastSeen: record.last_seen_utc,
-      confidence: record.confidence_level,
-      reference: record.reference,
-      tags: record.tags,
-      reporter: record.reporter,
-    });
-  }
 }
 
 /**

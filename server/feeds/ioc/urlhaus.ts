@@ -1,14 +1,7 @@
 import { byColumn, csvRows } from "../toolkit/csv";
 import { rejected, type ParseResult } from "../toolkit/result";
 import type { FeedInput } from "../toolkit/stream";
-import {
-  normalizeFeedValue,
-  sighting,
-  splitTags,
-  text,
-  toIsoUtc,
-  type ParserOptions,
-} from "./common";
+import { normalizeFeedValue, sighting, splitTags, text, toIsoUtc, type ParserOptions } from "./common";
 import type { IocSighting } from "./sighting";
 
 const DEFAULT_SOURCE = "urlhaus";
@@ -17,32 +10,33 @@ const COLUMNS = ["id", "dateadded", "url", "url_status", "last_online", "threat"
 /** URLhaus CSV dump (full, recent or online): one URL per row. */
 export async function* parseUrlhausCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
-  for await (const rows of csvRows(input, (cells) => cells[0] === "id" && cells.includes("urlhaus_link"))) for (const row of rows) {
-    const location = `line ${row.line}`;
-    if (!row.ok) {
-      yield rejected(location, row.reason);
-      continue;
+  for await (const rows of csvRows(input, (cells) => cells[0] === "id" && cells.includes("urlhaus_link")))
+    for (const row of rows) {
+      const location = `line ${row.line}`;
+      if (!row.ok) {
+        yield rejected(location, row.reason);
+        continue;
+      }
+      const columns = row.columns ?? COLUMNS;
+      const record = byColumn(row.cells, columns);
+      if (record === null) {
+        yield rejected(location, `expected ${columns.length} columns, got ${row.cells.length}`);
+        continue;
+      }
+      const raw = record.url ?? "";
+      const value = normalizeFeedValue(raw, ["url"]);
+      if (!value.ok) {
+        yield rejected(location, value.reason);
+        continue;
+      }
+      yield sighting(source, raw, value, {
+        location,
+        firstSeen: toIsoUtc(record.dateadded),
+        lastSeen: toIsoUtc(record.last_online),
+        threatType: text(record.threat),
+        tags: splitTags(record.tags),
+        reporter: text(record.reporter),
+        reference: text(record.urlhaus_link),
+      });
     }
-    const columns = row.columns ?? COLUMNS;
-    const record = byColumn(row.cells, columns);
-    if (record === null) {
-      yield rejected(location, `expected ${columns.length} columns, got ${row.cells.length}`);
-      continue;
-    }
-    const raw = record.url ?? "";
-    const value = normalizeFeedValue(raw, ["url"]);
-    if (!value.ok) {
-      yield rejected(location, value.reason);
-      continue;
-    }
-    yield sighting(source, raw, value, {
-      location,
-      firstSeen: toIsoUtc(record.dateadded),
-      lastSeen: toIsoUtc(record.last_online),
-      threatType: text(record.threat),
-      tags: splitTags(record.tags),
-      reporter: text(record.reporter),
-      reference: text(record.urlhaus_link),
-    });
-  }
 }

@@ -38,7 +38,9 @@ export function failureDetail(error: unknown): FailureDetail {
     else if (code && (/^CERT_|^ERR_TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code) || /certificate/i.test(message)))
       hint = "The TLS certificate was refused. A proxy that inspects TLS needs its CA in NODE_EXTRA_CA_CERTS.";
     else if (code === "ENOENT") hint = "A configured file or mirror path does not exist: check SYNC_MIRROR_DIR and SOURCE_<NAME>_URL.";
-    else if (status !== null) hint = status === 404 || status === 410 ? "The publisher no longer serves this address: check SOURCE_<NAME>_URL." : `The publisher answered HTTP ${status}.`;
+    else if (status !== null)
+      hint =
+        status === 404 || status === 410 ? "The publisher no longer serves this address: check SOURCE_<NAME>_URL." : `The publisher answered HTTP ${status}.`;
   }
   return { causes: causes.length > 0 ? causes : ["unknown error"], hint };
 }

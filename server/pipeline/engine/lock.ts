@@ -60,7 +60,11 @@ export async function acquireImportLock(db: Kysely<Database>, now: () => Date = 
   if (taken) throw new ImportBusyError(taken);
 
   const heartbeat = setInterval(() => {
-    db.updateTable("import_lock").set({ heartbeat_at: stamp() }).where("holder", "=", holder).execute().catch(() => undefined);
+    db.updateTable("import_lock")
+      .set({ heartbeat_at: stamp() })
+      .where("holder", "=", holder)
+      .execute()
+      .catch(() => undefined);
   }, HEARTBEAT_MS);
   heartbeat.unref();
   return {

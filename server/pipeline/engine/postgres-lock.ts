@@ -69,8 +69,7 @@ export async function currentPostgresImport(db: Kysely<Database>): Promise<LockH
     .where("id", "=", 1)
     .where(({ exists, selectFrom }) =>
       exists(
-        selectFrom(sql<{ locktype: string }>`pg_locks`.as("l"))
-          .select(sql`1`.as("held"))
+        selectFrom(sql<{ locktype: string }>`pg_locks`.as("l")).select(sql`1`.as("held"))
           .where(sql<boolean>`l.locktype = 'advisory' and l.granted and l.classid = 0 and l.objsubid = 1
             and l.objid::bigint = ${IMPORT_LOCK_KEY}
             and l.database = (select oid from pg_database where datname = current_database())`),

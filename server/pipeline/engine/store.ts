@@ -71,7 +71,9 @@ export function openSqliteImportStore(path: string): ImportStore {
       }
     },
     async indexStaging(on, table, columns) {
-      await sql`create index ${sql.id("staging", `${table}_${columns.join("_")}`)} on ${sql.id(table)} (${sql.join(columns.map((c) => sql.id(c)))})`.execute(on);
+      await sql`create index ${sql.id("staging", `${table}_${columns.join("_")}`)} on ${sql.id(table)} (${sql.join(columns.map((c) => sql.id(c)))})`.execute(
+        on,
+      );
     },
     close: () => db.destroy(),
   };

@@ -14,7 +14,11 @@ export function cweImporter(): Importer<CweEntry> {
         for await (const entries of changedRecords<CweEntry>(trx)) {
           for (const e of entries) {
             const row = { name: e.name, kind: e.kind, abstraction: e.abstraction, status: e.status };
-            await trx.insertInto("cwes").values({ id: e.id, ...row }).onConflict((oc) => oc.column("id").doUpdateSet(row)).execute();
+            await trx
+              .insertInto("cwes")
+              .values({ id: e.id, ...row })
+              .onConflict((oc) => oc.column("id").doUpdateSet(row))
+              .execute();
           }
         }
         for (const ids of chunk(await withdrawnKeys(trx, ctx), 500)) await trx.deleteFrom("cwes").where("id", "in", ids).execute();

@@ -19,7 +19,13 @@ export function epssImporter(): Importer<EpssScore> {
     staging: [
       {
         name: "scores",
-        columns: [["cve_id", "text"], ["score_date", "text"], ["epss", "real"], ["percentile", "real"], ["model_version", "text"]],
+        columns: [
+          ["cve_id", "text"],
+          ["score_date", "text"],
+          ["epss", "real"],
+          ["percentile", "real"],
+          ["model_version", "text"],
+        ],
       },
       TOUCHED_CVES,
     ],
@@ -49,7 +55,9 @@ export function epssImporter(): Importer<EpssScore> {
         await sql`
           insert into epss_scores (cve_id, score_date, epss, percentile, model_version)
           select cve_id, score_date, epss, percentile, model_version from ${changed} where true order by cve_id, score_date
-          on conflict (cve_id, score_date) do update set epss = excluded.epss, percentile = excluded.percentile, model_version = excluded.model_version`.execute(trx);
+          on conflict (cve_id, score_date) do update set epss = excluded.epss, percentile = excluded.percentile, model_version = excluded.model_version`.execute(
+          trx,
+        );
         await sql`insert into ${touched} (id) select distinct cve_id from ${changed} where true`.execute(trx);
         await refreshEpssDerived(trx, ctx.now);
       });

@@ -19,14 +19,46 @@ const STAGING: readonly StagingTable[] = [
   {
     name: "sightings",
     columns: [
-      ["type", "text"], ["value", "text"], ["host", "text"], ["domain", "text"], ["variant", "integer"], ["port", "integer"],
-      ["raw_value", "text"], ["first_seen", "text"], ["last_seen", "text"], ["threat_type", "text"], ["malware_family", "text"],
-      ["tags", "text"], ["confidence", "integer"], ["reporter", "text"], ["reference", "text"],
+      ["type", "text"],
+      ["value", "text"],
+      ["host", "text"],
+      ["domain", "text"],
+      ["variant", "integer"],
+      ["port", "integer"],
+      ["raw_value", "text"],
+      ["first_seen", "text"],
+      ["last_seen", "text"],
+      ["threat_type", "text"],
+      ["malware_family", "text"],
+      ["tags", "text"],
+      ["confidence", "integer"],
+      ["reporter", "text"],
+      ["reference", "text"],
     ],
   },
-  { name: "sighting_tags", columns: [["type", "text"], ["value", "text"], ["tag", "text"]] },
-  { name: "sighting_cves", columns: [["type", "text"], ["value", "text"], ["cve", "text"]] },
-  { name: "aliases", columns: [["family_key", "text"], ["alias", "text"]] },
+  {
+    name: "sighting_tags",
+    columns: [
+      ["type", "text"],
+      ["value", "text"],
+      ["tag", "text"],
+    ],
+  },
+  {
+    name: "sighting_cves",
+    columns: [
+      ["type", "text"],
+      ["value", "text"],
+      ["cve", "text"],
+    ],
+  },
+  {
+    name: "aliases",
+    columns: [
+      ["family_key", "text"],
+      ["alias", "text"],
+    ],
+  },
 ];
 
 /**
@@ -69,9 +101,21 @@ function stage(record: IocSighting, out: StagingOut): void {
   const { type, value } = record.indicator;
   const { host, domain } = relationKeys(record);
   out.row("sightings", [
-    type, value, host, domain, sightingVariant(record), record.port ?? null, record.rawValue === value ? null : record.rawValue,
-    record.firstSeen, record.lastSeen ?? record.firstSeen, record.threatType, record.malwareFamily,
-    record.tags.length > 0 ? JSON.stringify(record.tags) : null, record.confidence, record.reporter, record.reference,
+    type,
+    value,
+    host,
+    domain,
+    sightingVariant(record),
+    record.port ?? null,
+    record.rawValue === value ? null : record.rawValue,
+    record.firstSeen,
+    record.lastSeen ?? record.firstSeen,
+    record.threatType,
+    record.malwareFamily,
+    record.tags.length > 0 ? JSON.stringify(record.tags) : null,
+    record.confidence,
+    record.reporter,
+    record.reference,
   ]);
   for (const tag of record.tags) out.row("sighting_tags", [type, value, tag]);
   for (const cve of record.cves ?? []) out.row("sighting_cves", [type, value, cve]);
@@ -105,8 +149,10 @@ const NEXT_SUFFIX = "_next";
 const s = (name: string) => sql.table(`staging.${name}`);
 
 /** Null-ignoring least and greatest, written the same for both dialects. */
-const least = (a: RawBuilder<unknown>, b: RawBuilder<unknown>) => sql`case when ${a} is null then ${b} when ${b} is null then ${a} when ${a} < ${b} then ${a} else ${b} end`;
-const greatest = (a: RawBuilder<unknown>, b: RawBuilder<unknown>) => sql`case when ${a} is null then ${b} when ${b} is null then ${a} when ${a} > ${b} then ${a} else ${b} end`;
+const least = (a: RawBuilder<unknown>, b: RawBuilder<unknown>) =>
+  sql`case when ${a} is null then ${b} when ${b} is null then ${a} when ${a} < ${b} then ${a} else ${b} end`;
+const greatest = (a: RawBuilder<unknown>, b: RawBuilder<unknown>) =>
+  sql`case when ${a} is null then ${b} when ${b} is null then ${a} when ${a} > ${b} then ${a} else ${b} end`;
 
 /**
  * Staged rows to distinct sightings, the dictionary entries they need, and
@@ -315,7 +361,8 @@ export function indicatorImporter(options: { complete: boolean }): Importer<IocS
       const { db } = ctx.store;
       // A complete list with more unreadable records than usual may not have restated what it still lists.
       const complete = options.complete && ctx.absenceMeansWithdrawn;
-      if (options.complete && !ctx.absenceMeansWithdrawn) ctx.logger.warn("more records than usual were rejected: nothing this feed no longer lists is marked delisted this time");
+      if (options.complete && !ctx.absenceMeansWithdrawn)
+        ctx.logger.warn("more records than usual were rejected: nothing this feed no longer lists is marked delisted this time");
       await dropGeneration(db, NEXT_SUFFIX);
       await dropGeneration(db, "_old");
       await classify(db, ctx);

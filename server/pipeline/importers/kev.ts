@@ -20,7 +20,9 @@ export function kevImporter(): Importer<KevEntry> {
       await classifyRecords(ctx.store.db, ctx);
       await ctx.commit(async (trx) => {
         const touch = (ids: string[]) =>
-          ids.length === 0 ? Promise.resolve() : sql`insert into ${sql.table("staging.touched_cves")} (id) values ${sql.join(ids.map((id) => sql`(${id})`))}`.execute(trx);
+          ids.length === 0
+            ? Promise.resolve()
+            : sql`insert into ${sql.table("staging.touched_cves")} (id) values ${sql.join(ids.map((id) => sql`(${id})`))}`.execute(trx);
         for await (const entries of changedRecords<KevEntry>(trx)) {
           for (const e of entries) {
             const row = {
@@ -35,11 +37,17 @@ export function kevImporter(): Importer<KevEntry> {
               notes: e.notes,
               cwes: JSON.stringify(e.cwes),
             };
-            await trx.insertInto("kev_entries").values({ cve_id: e.cveId, ...row }).onConflict((oc) => oc.column("cve_id").doUpdateSet(row)).execute();
+            await trx
+              .insertInto("kev_entries")
+              .values({ cve_id: e.cveId, ...row })
+              .onConflict((oc) => oc.column("cve_id").doUpdateSet(row))
+              .execute();
           }
           const ids = entries.map((e) => e.cveId);
           await trx.deleteFrom("cve_cwes").where("cve_id", "in", ids).where("origin", "=", ORIGIN).execute();
-          const cwes = entries.flatMap((e) => [...new Set(e.cwes)].map((cwe) => ({ cve_id: e.cveId, origin: ORIGIN, source: "cisa-kev", cwe_id: cwe, description: null })));
+          const cwes = entries.flatMap((e) =>
+            [...new Set(e.cwes)].map((cwe) => ({ cve_id: e.cveId, origin: ORIGIN, source: "cisa-kev", cwe_id: cwe, description: null })),
+          );
           if (cwes.length > 0) await trx.insertInto("cve_cwes").values(cwes).execute();
           await touch(ids);
         }

@@ -19,6 +19,9 @@ export async function insertRows<T extends keyof Database & string>(
   const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / Object.keys(first).length));
   for (const part of chunk(rows, perStatement)) {
     // Kysely cannot check a generic table's row type; the signature above does.
-    await trx.insertInto(table).values(part as never).execute();
+    await trx
+      .insertInto(table)
+      .values(part as never)
+      .execute();
   }
 }

@@ -12,12 +12,33 @@ const ORIGIN = "trickest-poc";
 const PAGES = stagedRecordTable("trickest_pages", []);
 
 const CHILDREN: readonly ChildTable[] = [
-  { table: "cve_exploits", columns: [["url", "text"], ["kind", "text"]], distinct: true },
+  {
+    table: "cve_exploits",
+    columns: [
+      ["url", "text"],
+      ["kind", "text"],
+    ],
+    distinct: true,
+  },
   {
     table: "cve_affected",
-    columns: [["source", "text"], ["vendor", "text"], ["product", "text"], ["default_status", "text"], ["versions", "text"], ["cpes", "text"]],
+    columns: [
+      ["source", "text"],
+      ["vendor", "text"],
+      ["product", "text"],
+      ["default_status", "text"],
+      ["versions", "text"],
+      ["cpes", "text"],
+    ],
   },
-  { table: "cve_cwes", columns: [["source", "text"], ["cwe_id", "text"], ["description", "text"]] },
+  {
+    table: "cve_cwes",
+    columns: [
+      ["source", "text"],
+      ["cwe_id", "text"],
+      ["description", "text"],
+    ],
+  },
 ];
 
 function stage(record: TrickestRecord, out: StagingOut, rec: number): void {

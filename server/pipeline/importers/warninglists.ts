@@ -25,7 +25,10 @@ export function warninglistImporter(): Importer<Warninglist> {
       await classifyRecords(ctx.store.db, ctx);
       await ctx.commit(async (trx) => {
         for await (const lists of changedRecords<Warninglist>(trx, 8)) {
-          await deleteLists(trx, lists.map((list) => list.name));
+          await deleteLists(
+            trx,
+            lists.map((list) => list.name),
+          );
           await insertRows(
             trx,
             "warninglists",
@@ -39,7 +42,11 @@ export function warninglistImporter(): Importer<Warninglist> {
               entry_count: list.entries.length,
             })),
           );
-          await insertRows(trx, "warninglist_entries", lists.flatMap((list) => [...new Set(list.entries)].map((value) => ({ list_name: list.name, value }))));
+          await insertRows(
+            trx,
+            "warninglist_entries",
+            lists.flatMap((list) => [...new Set(list.entries)].map((value) => ({ list_name: list.name, value }))),
+          );
         }
         for (const names of chunk(await withdrawnKeys(trx, ctx), 500)) await deleteLists(trx, names);
         await saveRecordHashes(trx, ctx.source);

@@ -32,9 +32,8 @@ function NotImportedNotice({ missing }: { missing: string[] }) {
     <div className="notice" role="status">
       <h2>Some feeds have not been imported yet</h2>
       <p>
-        No data yet from: {missing.join(", ")}. Their figures and lists appear once the first import finishes; the server
-        imports on its schedule, and operators can run <code>npm run sync</code> to import now. The status of every feed
-        is below.
+        No data yet from: {missing.join(", ")}. Their figures and lists appear once the first import finishes; the server imports on its schedule, and operators
+        can run <code>npm run sync</code> to import now. The status of every feed is below.
       </p>
     </div>
   );
@@ -45,18 +44,14 @@ export function Component() {
   const { figures } = data;
   const has = { cves: figures.cvesTracked > 0, kev: figures.kevEntries > 0, iocs: figures.indicatorsTracked > 0 };
   const empty = !has.cves && !has.kev && !has.iocs;
-  const missing = [
-    ...(has.cves ? [] : ["CVE records"]),
-    ...(has.kev ? [] : ["CISA KEV"]),
-    ...(has.iocs ? [] : ["indicator feeds"]),
-  ];
+  const missing = [...(has.cves ? [] : ["CVE records"]), ...(has.kev ? [] : ["CISA KEV"]), ...(has.iocs ? [] : ["indicator feeds"])];
   return (
     <section className="home">
       <header className="page-header">
         <h1>Threat Radar</h1>
         <p className="lead">
-          The <Link to="/cve-radar">CVE radar</Link> ranks vulnerabilities by the evidence that they matter now; the{" "}
-          <Link to="/ioc-radar">IOC radar</Link> tells whether an indicator is known, since when and to whom.
+          The <Link to="/cve-radar">CVE radar</Link> ranks vulnerabilities by the evidence that they matter now; the <Link to="/ioc-radar">IOC radar</Link>{" "}
+          tells whether an indicator is known, since when and to whom.
         </p>
       </header>
 
@@ -64,20 +59,29 @@ export function Component() {
         <div className="notice" role="status">
           <h2>No data has been imported yet</h2>
           <p>
-            The server imports the feeds on its schedule, starting a few moments after its first start; a full first
-            import takes a few minutes. Operators can run <code>npm run sync</code> to import now. The status of every
-            feed is below.
+            The server imports the feeds on its schedule, starting a few moments after its first start; a full first import takes a few minutes. Operators can
+            run <code>npm run sync</code> to import now. The status of every feed is below.
           </p>
         </div>
       ) : (
         <>
           {missing.length > 0 ? <NotImportedNotice missing={missing} /> : null}
           <dl className="figures">
-            <Figure label="CVEs tracked" value={figures.cvesTracked} imported={has.cves} note={figures.newestPublished ? `newest ${formatDay(figures.newestPublished)}` : undefined} />
+            <Figure
+              label="CVEs tracked"
+              value={figures.cvesTracked}
+              imported={has.cves}
+              note={figures.newestPublished ? `newest ${formatDay(figures.newestPublished)}` : undefined}
+            />
             <Figure label="Published in the last 24 h" value={figures.published24h} imported={has.cves} />
             <Figure label="Published in the last 7 days" value={figures.published7d} imported={has.cves} />
             <Figure label="CISA KEV entries" value={figures.kevEntries} imported={has.kev} note={`${formatCount(figures.kevAdded30d)} added in 30 days`} />
-            <Figure label="Indicators seen in the last 24 h" value={figures.indicatorsSeen24h} imported={has.iocs} note={`of ${formatCount(figures.indicatorsTracked)} tracked`} />
+            <Figure
+              label="Indicators seen in the last 24 h"
+              value={figures.indicatorsSeen24h}
+              imported={has.iocs}
+              note={`of ${formatCount(figures.indicatorsTracked)} tracked`}
+            />
           </dl>
 
           <div className="home-grid">
@@ -89,9 +93,13 @@ export function Component() {
                   <li key={cve.id}>
                     <div className="rank-list__row">
                       <span className="rank-list__item">
-                        <Link to={`/cve-radar/${cve.id}`} className="mono">{cve.id}</Link>{" "}
+                        <Link to={`/cve-radar/${cve.id}`} className="mono">
+                          {cve.id}
+                        </Link>{" "}
                         {cve.cvss ? <SeverityBadge severity={cve.cvss.severity} score={cve.cvss.score} /> : null}{" "}
-                        <span className="muted">{cve.vendor ?? ""} {cve.product ?? ""}</span>
+                        <span className="muted">
+                          {cve.vendor ?? ""} {cve.product ?? ""}
+                        </span>
                       </span>{" "}
                       <strong className="rank-list__score">{cve.priority.toFixed(1)}</strong>
                     </div>
@@ -107,8 +115,15 @@ export function Component() {
               <ul className="rank-list">
                 {data.newestKev.map((kev) => (
                   <li key={kev.id}>
-                    <Link to={`/cve-radar/${kev.id}`} className="mono">{kev.id}</Link> <span>{kev.vendor} {kev.product}</span>{" "}
-                    <span className="muted small">added {formatDay(kev.dateAdded)}, due {formatDay(kev.dueDate)}</span>
+                    <Link to={`/cve-radar/${kev.id}`} className="mono">
+                      {kev.id}
+                    </Link>{" "}
+                    <span>
+                      {kev.vendor} {kev.product}
+                    </span>{" "}
+                    <span className="muted small">
+                      added {formatDay(kev.dateAdded)}, due {formatDay(kev.dueDate)}
+                    </span>
                   </li>
                 ))}
               </ul>
@@ -126,7 +141,10 @@ export function Component() {
                       <Link to={`/ioc-radar/${encodeURIComponent(ioc.value)}`} className="mono break">
                         {ioc.display}
                       </Link>{" "}
-                      <span className="muted small">{ioc.type}{ioc.malwareFamily ? ` · ${ioc.malwareFamily}` : ""} · {formatDay(ioc.seenAt)}</span>
+                      <span className="muted small">
+                        {ioc.type}
+                        {ioc.malwareFamily ? ` · ${ioc.malwareFamily}` : ""} · {formatDay(ioc.seenAt)}
+                      </span>
                     </li>
                   ))}
                 </ul>

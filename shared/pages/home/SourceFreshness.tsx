@@ -10,8 +10,8 @@ export function SourceFreshness({ sources }: { sources: SourceStatus[] }) {
       <h2 id="freshness-heading">Data freshness</h2>
       {problems.length > 0 ? (
         <p className="notice notice--warning" role="alert">
-          {problems.length} source{problems.length === 1 ? " is" : "s are"} stale or failing:{" "}
-          {problems.map((s) => s.title).join(", ")}. Figures that depend on them may be out of date.
+          {problems.length} source{problems.length === 1 ? " is" : "s are"} stale or failing: {problems.map((s) => s.title).join(", ")}. Figures that depend on
+          them may be out of date.
         </p>
       ) : null}
       <div className="table-scroll">
@@ -22,7 +22,9 @@ export function SourceFreshness({ sources }: { sources: SourceStatus[] }) {
               <th scope="col">State</th>
               <th scope="col">Last successful import</th>
               <th scope="col">Newest record</th>
-              <th scope="col" className="numeric">Records</th>
+              <th scope="col" className="numeric">
+                Records
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -37,7 +39,9 @@ export function SourceFreshness({ sources }: { sources: SourceStatus[] }) {
                   </td>
                   <td data-label="Last successful import">{source.lastSuccessAt ? formatDay(source.lastSuccessAt) : "never"}</td>
                   <td data-label="Newest record">{formatDay(source.freshness.newestRecordAt)}</td>
-                  <td data-label="Records" className="numeric">{source.records === null ? "—" : formatCount(source.records)}</td>
+                  <td data-label="Records" className="numeric">
+                    {source.records === null ? "—" : formatCount(source.records)}
+                  </td>
                 </tr>
               );
             })}

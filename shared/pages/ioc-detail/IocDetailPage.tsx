@@ -26,7 +26,11 @@ function ScoreSection({ detail }: { detail: IocDetailData }) {
   return (
     <section className="card" aria-labelledby="score-heading">
       <h2 id="score-heading">
-        Score <span className="priority-score" data-testid="ioc-score">{score.score}</span> / 100
+        Score{" "}
+        <span className="priority-score" data-testid="ioc-score">
+          {score.score}
+        </span>{" "}
+        / 100
       </h2>
       <table className="data-table">
         <caption className="visually-hidden">Score breakdown</caption>
@@ -34,7 +38,9 @@ function ScoreSection({ detail }: { detail: IocDetailData }) {
           <tr>
             <th scope="col">Factor</th>
             <th scope="col">Evidence</th>
-            <th scope="col" className="numeric">Points</th>
+            <th scope="col" className="numeric">
+              Points
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -50,8 +56,7 @@ function ScoreSection({ detail }: { detail: IocDetailData }) {
           <tr>
             <th scope="row">Decay since last seen</th>
             <td>
-              {score.daysSinceLastSeen === null ? "no dated sighting" : `${score.daysSinceLastSeen} days ago`} · keeps{" "}
-              {Math.round(score.recencyFactor * 100)} %
+              {score.daysSinceLastSeen === null ? "no dated sighting" : `${score.daysSinceLastSeen} days ago`} · keeps {Math.round(score.recencyFactor * 100)} %
             </td>
             <td className="numeric">−{score.decayPoints}</td>
           </tr>
@@ -95,7 +100,9 @@ function Sightings({ detail }: { detail: IocDetailData }) {
                   {s.source}
                   {s.port !== null ? <span className="muted"> (port {s.port})</span> : null}
                 </td>
-                <td data-label="First seen" className="nowrap">{formatDay(s.firstSeen)}</td>
+                <td data-label="First seen" className="nowrap">
+                  {formatDay(s.firstSeen)}
+                </td>
                 <td data-label="Last seen">
                   <span className="nowrap">{formatDay(s.lastSeen)}</span>
                   {/* This instance's own times, apart from the publisher's. */}
@@ -110,7 +117,7 @@ function Sightings({ detail }: { detail: IocDetailData }) {
                 <td data-label="Confidence">{s.confidence ?? "—"}</td>
                 <td data-label="Reporter">{s.reporter ?? "—"}</td>
                 <td data-label="Reference" className="break">
-                  {s.reference && /^https?:\/\//i.test(s.reference) ? <ExternalLink href={s.reference}>{s.reference}</ExternalLink> : s.reference ?? "—"}
+                  {s.reference && /^https?:\/\//i.test(s.reference) ? <ExternalLink href={s.reference}>{s.reference}</ExternalLink> : (s.reference ?? "—")}
                 </td>
               </tr>
             ))}
@@ -168,8 +175,8 @@ export function Component() {
       {!detail.known ? (
         <div className="notice" role="note" data-testid="not-seen">
           <p>
-            <strong>Not seen in any feed we track.</strong> No indicator feed imported here has reported this {detail.type}. That is not
-            proof that it is harmless.
+            <strong>Not seen in any feed we track.</strong> No indicator feed imported here has reported this {detail.type}. That is not proof that it is
+            harmless.
           </p>
         </div>
       ) : null}

@@ -59,8 +59,8 @@ export function BulkLookup({ initialText }: { initialText: string | null }) {
       >
         <label className="bulk-lookup__label">
           <span>
-            Paste text with indicators, defanged or not (up to {formatCount(LOOKUP_MAX_INDICATORS)} indicators or{" "}
-            {formatCount(LOOKUP_MAX_BYTES / 1_048_576)} MB)
+            Paste text with indicators, defanged or not (up to {formatCount(LOOKUP_MAX_INDICATORS)} indicators or {formatCount(LOOKUP_MAX_BYTES / 1_048_576)}{" "}
+            MB)
           </span>
           <textarea name="text" rows={6} value={text} onChange={(event) => setText(event.target.value)} spellCheck={false} />
         </label>
@@ -76,9 +76,8 @@ export function BulkLookup({ initialText }: { initialText: string | null }) {
       {result ? (
         <div className="bulk-lookup__result" aria-live="polite" data-testid="lookup-result">
           <p>
-            <strong>{formatCount(result.count)}</strong> indicator{result.count === 1 ? "" : "s"} found:{" "}
-            {formatCount(result.summary.byVerdict.known)} known, {formatCount(result.summary.byVerdict.unknown)} unknown,{" "}
-            {formatCount(result.summary.byVerdict["benign-listed"])} benign-listed.
+            <strong>{formatCount(result.count)}</strong> indicator{result.count === 1 ? "" : "s"} found: {formatCount(result.summary.byVerdict.known)} known,{" "}
+            {formatCount(result.summary.byVerdict.unknown)} unknown, {formatCount(result.summary.byVerdict["benign-listed"])} benign-listed.
           </p>
           {result.count > 0 ? (
             <>
@@ -87,9 +86,15 @@ export function BulkLookup({ initialText }: { initialText: string | null }) {
                 <thead>
                   <tr>
                     <th scope="col">Type</th>
-                    <th scope="col" className="numeric">Known</th>
-                    <th scope="col" className="numeric">Unknown</th>
-                    <th scope="col" className="numeric">Benign-listed</th>
+                    <th scope="col" className="numeric">
+                      Known
+                    </th>
+                    <th scope="col" className="numeric">
+                      Unknown
+                    </th>
+                    <th scope="col" className="numeric">
+                      Benign-listed
+                    </th>
                   </tr>
                 </thead>
                 <tbody>

@@ -29,8 +29,8 @@ function Freshness({ sources }: { sources: SourceStatus[] }) {
     <>
       {problems.length > 0 ? (
         <p className="notice notice--warning" role="alert">
-          Stale or failing: {problems.map((source) => `${source.name} (${sourceVerdict(source).label})`).join(", ")}. Indicators
-          from {problems.length === 1 ? "it" : "them"} may be out of date.
+          Stale or failing: {problems.map((source) => `${source.name} (${sourceVerdict(source).label})`).join(", ")}. Indicators from{" "}
+          {problems.length === 1 ? "it" : "them"} may be out of date.
         </p>
       ) : null}
       <details className="freshness">
@@ -65,8 +65,8 @@ export function Component() {
       <header className="page-header">
         <h1>IOC radar</h1>
         <p className="lead">
-          Indicators of compromise from the public feeds, newest first, each with its <a href="#ioc-score">score</a> and a warning when
-          a value is on a known-benign list.
+          Indicators of compromise from the public feeds, newest first, each with its <a href="#ioc-score">score</a> and a warning when a value is on a
+          known-benign list.
         </p>
         <Freshness sources={freshness} />
       </header>
@@ -86,10 +86,18 @@ export function Component() {
         </p>
         <p className="exports">
           Export:{" "}
-          <a href={`/api/v1/iocs/export.csv${search}`} download>CSV</a> ·{" "}
-          <a href={`/api/v1/iocs/export.json${search}`} download>JSON</a> ·{" "}
-          <a href={`/api/v1/iocs/export.stix.json${search}`} download>STIX 2.1</a> ·{" "}
-          <a href={`/api/v1/iocs/feed.atom${search}`}>Atom feed</a>
+          <a href={`/api/v1/iocs/export.csv${search}`} download>
+            CSV
+          </a>{" "}
+          ·{" "}
+          <a href={`/api/v1/iocs/export.json${search}`} download>
+            JSON
+          </a>{" "}
+          ·{" "}
+          <a href={`/api/v1/iocs/export.stix.json${search}`} download>
+            STIX 2.1
+          </a>{" "}
+          · <a href={`/api/v1/iocs/feed.atom${search}`}>Atom feed</a>
           {blocklistTypes.length > 0 ? " · Blocklists: " : null}
           {blocklistTypes.map((row, index) => (
             <span key={row.type}>

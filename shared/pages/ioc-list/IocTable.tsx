@@ -34,7 +34,12 @@ const COLUMNS: Column[] = [
 ];
 
 function SortHeader({ column, params }: { column: Column; params: IocListParams }) {
-  if (!column.sort) return <th scope="col" className={column.className}>{column.label}</th>;
+  if (!column.sort)
+    return (
+      <th scope="col" className={column.className}>
+        {column.label}
+      </th>
+    );
   const current = (params.sort ?? "last_seen") === column.sort;
   const dir = params.dir ?? "desc";
   const nextDir = current && dir === "desc" ? "asc" : "desc";
@@ -75,7 +80,9 @@ export function IocTable({ rows, params }: { rows: IocListRow[]; params: IocList
                     </Link>
                   </span>
                 </td>
-                <td data-label="Type" className="col-type nowrap">{row.type}</td>
+                <td data-label="Type" className="col-type nowrap">
+                  {row.type}
+                </td>
                 <td data-label="Verdict · score" className="col-verdict">
                   <VerdictBadge
                     verdict={row.verdict}
@@ -83,13 +90,25 @@ export function IocTable({ rows, params }: { rows: IocListRow[]; params: IocList
                     title={row.benignLists.length ? `On benign lists: ${row.benignLists.join(", ")}` : undefined}
                   />
                 </td>
-                <td data-label="Malware family" className="col-malware col--wide truncate" title={context ? `${row.malwareFamily ?? "no family"} (${context})` : undefined}>
+                <td
+                  data-label="Malware family"
+                  className="col-malware col--wide truncate"
+                  title={context ? `${row.malwareFamily ?? "no family"} (${context})` : undefined}
+                >
                   {row.malwareFamily ?? dash}
                 </td>
-                <td data-label="Threat type" className="col--card">{row.threatType ?? dash}</td>
-                <td data-label="Tags" className="col--card">{row.tags.length ? row.tags.join(", ") : dash}</td>
-                <td data-label="Sources" className="col-sources col--wide truncate" title={row.sources.join(", ")}>{row.sources.join(", ")}</td>
-                <td data-label="First seen" className="col--card nowrap">{formatDay(row.firstSeen)}</td>
+                <td data-label="Threat type" className="col--card">
+                  {row.threatType ?? dash}
+                </td>
+                <td data-label="Tags" className="col--card">
+                  {row.tags.length ? row.tags.join(", ") : dash}
+                </td>
+                <td data-label="Sources" className="col-sources col--wide truncate" title={row.sources.join(", ")}>
+                  {row.sources.join(", ")}
+                </td>
+                <td data-label="First seen" className="col--card nowrap">
+                  {formatDay(row.firstSeen)}
+                </td>
                 <td
                   data-label="Last seen"
                   className="col-day nowrap"
@@ -97,7 +116,9 @@ export function IocTable({ rows, params }: { rows: IocListRow[]; params: IocList
                 >
                   {row.lastSeen ? formatDay(row.lastSeen) : <span className="muted">undated</span>}
                 </td>
-                <td data-label="Confidence" className="col--card">{row.confidence ?? dash}</td>
+                <td data-label="Confidence" className="col--card">
+                  {row.confidence ?? dash}
+                </td>
                 <td data-label="Benign list" className="col--card">
                   {row.benignLists.length ? (
                     <span className="badge badge--benign" title={row.benignLists.join(", ")}>

@@ -9,11 +9,10 @@ export function ScoreExplainer() {
         {Object.entries(SOURCE_WEIGHTS)
           .map(([source, weight]) => `${source} ${weight}`)
           .join(", ")}
-        , others {DEFAULT_SOURCE_WEIGHT}) times the confidence it reported ({DEFAULT_CONFIDENCE * 100} % when it gave none); the sum is
-        capped at 100. Evidence then decays with the time since the value was last seen: it keeps 50 % plus 50 % halved every{" "}
-        {HALF_LIFE_DAYS} days. A value on a known-benign list loses {BENIGN_PENALTY * 100} % of what is left and is always flagged.
-        From {VERDICT_THRESHOLDS.malicious} the verdict is “malicious”, from {VERDICT_THRESHOLDS.suspicious} “suspicious”, below that
-        “low”.
+        , others {DEFAULT_SOURCE_WEIGHT}) times the confidence it reported ({DEFAULT_CONFIDENCE * 100} % when it gave none); the sum is capped at 100. Evidence
+        then decays with the time since the value was last seen: it keeps 50 % plus 50 % halved every {HALF_LIFE_DAYS} days. A value on a known-benign list
+        loses {BENIGN_PENALTY * 100} % of what is left and is always flagged. From {VERDICT_THRESHOLDS.malicious} the verdict is “malicious”, from{" "}
+        {VERDICT_THRESHOLDS.suspicious} “suspicious”, below that “low”.
       </p>
     </section>
   );

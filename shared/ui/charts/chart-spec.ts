@@ -29,14 +29,15 @@ export function shouldAnimate(spec: ChartSpec): boolean {
 
 export function chartToCsv(spec: ChartSpec): string {
   const header = [spec.categoryLabel, ...spec.series.map((series) => series.name)];
-  const rows = spec.categories.map((category, index) => [
-    category,
-    ...spec.series.map((series) => series.data[index] ?? 0),
-  ]);
+  const rows = spec.categories.map((category, index) => [category, ...spec.series.map((series) => series.data[index] ?? 0)]);
   return [header, ...rows].map(csvRow).join("");
 }
 
 export function chartFileName(title: string, extension: "png" | "csv"): string {
-  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "") || "chart";
+  const slug =
+    title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "") || "chart";
   return `${slug}.${extension}`;
 }

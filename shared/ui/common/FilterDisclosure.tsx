@@ -9,9 +9,7 @@ import type { ReactNode } from "react";
 export function FilterDisclosure({ active, children }: { active: number; children: ReactNode }) {
   return (
     <details className="filters-disclosure">
-      <summary className="filters-disclosure__summary">
-        Filters and sort{active > 0 ? ` · ${active} active` : ""}
-      </summary>
+      <summary className="filters-disclosure__summary">Filters and sort{active > 0 ? ` · ${active} active` : ""}</summary>
       {children}
     </details>
   );

@@ -22,14 +22,30 @@ export function Pagination({ page, pageCount, total, hrefFor }: PaginationProps)
         Page {formatCount(page)} of {formatCount(pageCount)} · {formatCount(total)} results
       </span>
       <ul>
-        <li>{page > 1 ? <Link to={hrefFor(page - 1)} rel="prev">Previous</Link> : <span aria-disabled="true">Previous</span>}</li>
+        <li>
+          {page > 1 ? (
+            <Link to={hrefFor(page - 1)} rel="prev">
+              Previous
+            </Link>
+          ) : (
+            <span aria-disabled="true">Previous</span>
+          )}
+        </li>
         {pages.map((p, index) => (
           <li key={p}>
             {index > 0 && p - (pages[index - 1] ?? p) > 1 ? <span className="pagination__gap">…</span> : null}
             {p === page ? <span aria-current="page">{formatCount(p)}</span> : <Link to={hrefFor(p)}>{formatCount(p)}</Link>}
           </li>
         ))}
-        <li>{page < pageCount ? <Link to={hrefFor(page + 1)} rel="next">Next</Link> : <span aria-disabled="true">Next</span>}</li>
+        <li>
+          {page < pageCount ? (
+            <Link to={hrefFor(page + 1)} rel="next">
+              Next
+            </Link>
+          ) : (
+            <span aria-disabled="true">Next</span>
+          )}
+        </li>
       </ul>
     </nav>
   );

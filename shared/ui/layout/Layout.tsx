@@ -44,10 +44,7 @@ export function Layout() {
         <Outlet />
       </main>
       <footer className="site-footer">
-        <p>
-          Data from the publishers&apos; own feeds: CVE List, CISA KEV, FIRST EPSS, abuse.ch, MISP
-          warninglists and others.
-        </p>
+        <p>Data from the publishers&apos; own feeds: CVE List, CISA KEV, FIRST EPSS, abuse.ch, MISP warninglists and others.</p>
         {config.botCheckSiteKey ? <BotCheckAttribution /> : null}
       </footer>
       <RouteAnnouncer />

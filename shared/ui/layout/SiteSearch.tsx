@@ -78,7 +78,9 @@ export function SiteSearch() {
         ))}
       </datalist>
       <kbd aria-hidden="true">/</kbd>
-      <button type="submit" className="button">Search</button>
+      <button type="submit" className="button">
+        Search
+      </button>
     </form>
   );
 }

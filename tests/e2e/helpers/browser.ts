@@ -65,8 +65,7 @@ export async function openSession(browser: Browser, options: { viewport?: { widt
     console,
     requests,
     blocked,
-    documentLoads: () =>
-      requests.filter((request) => request.isNavigationRequest() && request.frame() === page.mainFrame()).map((r) => r.url()),
+    documentLoads: () => requests.filter((request) => request.isNavigationRequest() && request.frame() === page.mainFrame()).map((r) => r.url()),
     payloadRequests: () => requests.map((request) => request.url()).filter((url) => new URL(url).pathname.endsWith("/_payload.json")),
     close: () => context.close(),
   };

@@ -71,8 +71,7 @@ export function collectConsole(page: Page): ConsoleCollector {
 
 /** The browser's own report that the document at `url` answered 404: expected on the 404 page. */
 export function documentNotFound(url: string): Allowance {
-  return (entry) =>
-    entry.url === url && entry.text === "Failed to load resource: the server responded with a status of 404 (Not Found)";
+  return (entry) => entry.url === url && entry.text === "Failed to load resource: the server responded with a status of 404 (Not Found)";
 }
 
 /** A request that the e2e network block (or a test's route) aborted, e.g. a third-party script. */
@@ -82,6 +81,5 @@ export function abortedLoad(matches: (url: string) => boolean): Allowance {
 
 /** The browser's own report that the document at `url` answered `status` (404, 429, 500…): expected on error pages. */
 export function documentStatus(url: string, status: number): Allowance {
-  return (entry) =>
-    entry.url === url && entry.text.startsWith(`Failed to load resource: the server responded with a status of ${status} `);
+  return (entry) => entry.url === url && entry.text.startsWith(`Failed to load resource: the server responded with a status of ${status} `);
 }

@@ -10,9 +10,7 @@ export function seedCve(databasePath: string, id: string): void {
   try {
     const table = sqlite.prepare("select name from sqlite_master where type = 'table' and name = 'cves'").get();
     if (!table) return;
-    sqlite
-      .prepare("insert or ignore into cves (id, state, record_source, title) values (?, 'PUBLISHED', 'e2e-seed', ?)")
-      .run(id, `${id} (e2e seed)`);
+    sqlite.prepare("insert or ignore into cves (id, state, record_source, title) values (?, 'PUBLISHED', 'e2e-seed', ?)").run(id, `${id} (e2e seed)`);
   } finally {
     sqlite.close();
   }

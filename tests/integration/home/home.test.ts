@@ -44,7 +44,8 @@ async function seenInLastDay(now: number): Promise<number> {
     if (!Number.isNaN(at) && at > (newest.get(key) ?? -Infinity)) newest.set(key, at);
   };
   for (const feed of feeds) {
-    for await (const result of feed) if (result.ok) note(`${result.record.indicator.type} ${result.record.indicator.value}`, result.record.lastSeen ?? result.record.firstSeen);
+    for await (const result of feed)
+      if (result.ok) note(`${result.record.indicator.type} ${result.record.indicator.value}`, result.record.lastSeen ?? result.record.firstSeen);
   }
   for (const entry of feodoEntries()) note(`ipv4 ${entry.ip}`, entry.lastOnline ? `${entry.lastOnline}T00:00:00Z` : null);
   return [...newest.values()].filter((at) => at >= now - 86_400_000 && at <= now).length;
@@ -75,7 +76,10 @@ describe("home page on the snapshot data", () => {
     expect(figure(html, "Published in the last 7 days")).toContain(`<strong>${formatCount(week)}</strong>`);
 
     expect(figure(html, "CISA KEV entries")).toContain(`<strong>${formatCount(kevCatalogue().length)}</strong>`);
-    const indicators = await t.database.db.selectFrom("indicators").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+    const indicators = await t.database.db
+      .selectFrom("indicators")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .executeTakeFirstOrThrow();
     expect(figure(html, "Indicators seen in the last 24 h")).toContain(`of ${formatCount(Number(indicators.n))} tracked`);
     const seen24h = await seenInLastDay(now);
     expect(seen24h).toBeGreaterThan(0);

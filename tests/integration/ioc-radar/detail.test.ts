@@ -44,7 +44,10 @@ describe("IOC detail", () => {
     expect(body.sightings.map((s: { source: string }) => s.source).sort()).toEqual(["feodotracker", "tweetfeed"]);
     expect(body.score.contributions.map((c: { source: string }) => c.source).sort()).toEqual(["feodotracker", "tweetfeed"]);
     const feodo = feodoEntries().find((entry) => entry.ip === row.value)!;
-    expect(body.sightings.find((s: { source: string }) => s.source === "feodotracker")).toMatchObject({ malwareFamily: feodo.malware, lastSeen: `${feodo.lastOnline}T00:00:00.000Z` });
+    expect(body.sightings.find((s: { source: string }) => s.source === "feodotracker")).toMatchObject({
+      malwareFamily: feodo.malware,
+      lastSeen: `${feodo.lastOnline}T00:00:00.000Z`,
+    });
     const tweet = body.sightings.find((s: { source: string }) => s.source === "tweetfeed");
     expect(tweet.reporter).toBeTruthy();
     expect(tweet.reference).toMatch(/^https:\/\//);
@@ -74,11 +77,17 @@ describe("IOC detail", () => {
     const asked = stored.value.slice(0, -1);
     const exact = await t.database.db.selectFrom("indicators").select("id").where("value", "=", asked).executeTakeFirst();
     expect(exact).toBeUndefined();
-    const { body } = await request(t.app).get(`/api/v1/iocs/${encodeURIComponent(asked)}`).expect(200);
+    const { body } = await request(t.app)
+      .get(`/api/v1/iocs/${encodeURIComponent(asked)}`)
+      .expect(200);
     expect(body.known).toBe(true);
     expect(body.value).toBe(stored.value);
     expect(body.requested).toEqual({ value: asked, port: null });
-    const search = (await request(t.app).get(`/api/v1/iocs?q=${encodeURIComponent(asked)}`).expect(200)).body;
+    const search = (
+      await request(t.app)
+        .get(`/api/v1/iocs?q=${encodeURIComponent(asked)}`)
+        .expect(200)
+    ).body;
     expect(search.rows.map((row: { value: string }) => row.value)).toContain(stored.value);
     const lookup = (await request(t.app).post("/api/v1/iocs/lookup").send({ text: asked }).expect(200)).body;
     expect(lookup.results[0]).toMatchObject({ verdict: "known" });
@@ -114,7 +123,10 @@ describe("IOC detail", () => {
     const ip = feodoEntries()[0]!.ip;
     const { body } = await request(t.app).get(`/api/v1/iocs/${ip}`).expect(200);
     const { score } = body;
-    expect(score.evidence).toBeCloseTo(score.contributions.reduce((sum: number, c: { points: number }) => sum + c.points, 0), 1);
+    expect(score.evidence).toBeCloseTo(
+      score.contributions.reduce((sum: number, c: { points: number }) => sum + c.points, 0),
+      1,
+    );
     expect(score.score).toBeCloseTo(score.evidence - score.decayPoints - score.benignPenaltyPoints, 1);
     expect(score.daysSinceLastSeen).toBeGreaterThan(200);
   });
@@ -141,7 +153,9 @@ describe("IOC detail", () => {
     const [host, onHost] = [...byHost].find(([name, group]) => name && group.filter((i) => i.type === "url").length >= 3)!;
     const url = onHost.find((i) => i.type === "url")!;
     const expectedOnHost = onHost.filter((i) => i.value !== url.value).map((i) => i.value);
-    const { body: urlBody } = await request(t.app).get(`/api/v1/iocs/${encodeURIComponent(url.value)}`).expect(200);
+    const { body: urlBody } = await request(t.app)
+      .get(`/api/v1/iocs/${encodeURIComponent(url.value)}`)
+      .expect(200);
     const sameHost = related(urlBody, "host");
     expect(sameHost.length).toBe(Math.min(10, expectedOnHost.length));
     for (const value of sameHost) expect(expectedOnHost).toContain(value);
@@ -195,11 +209,15 @@ describe("IOC detail", () => {
   });
 
   it("a valid indicator no feed has seen gets the 'not seen' page, a junk one the 404 screen", async () => {
-    const page = await request(t.app).get(`/ioc-radar/${"ab".repeat(32)}`).expect(200);
+    const page = await request(t.app)
+      .get(`/ioc-radar/${"ab".repeat(32)}`)
+      .expect(200);
     expect(page.text).toContain("Not seen in any feed we track.");
     expect(page.text).toContain(">sha256<");
     for (const junk of ["not an indicator", "%3Cscript%3Ealert(1)%3C%2Fscript%3E", "999.1.1.1", "xyz"]) {
-      const res = await request(t.app).get(`/ioc-radar/${encodeURIComponent(decodeURIComponent(junk))}`).expect(404);
+      const res = await request(t.app)
+        .get(`/ioc-radar/${encodeURIComponent(decodeURIComponent(junk))}`)
+        .expect(404);
       expect(res.text).toContain("Page Not Found");
       expect(res.text).not.toContain("<script>alert");
     }
@@ -208,14 +226,18 @@ describe("IOC detail", () => {
 });
 
 describe("defanged forms redirect to the canonical page", () => {
-  it.each([
-    ["ip", () => feodoEntries()[0]!.ip, (v: string) => [v.replaceAll(".", "[.]"), v.replaceAll(".", "(.)"), v.replaceAll(".", "[dot]")]],
-  ])("%s", async (_kind, value, variants) => {
-    const ip = value();
-    for (const variant of variants(ip)) {
-      await request(t.app).get(`/ioc-radar/${encodeURIComponent(variant)}`).expect(301).expect("Location", `/ioc-radar/${ip}`);
-    }
-  });
+  it.each([["ip", () => feodoEntries()[0]!.ip, (v: string) => [v.replaceAll(".", "[.]"), v.replaceAll(".", "(.)"), v.replaceAll(".", "[dot]")]]])(
+    "%s",
+    async (_kind, value, variants) => {
+      const ip = value();
+      for (const variant of variants(ip)) {
+        await request(t.app)
+          .get(`/ioc-radar/${encodeURIComponent(variant)}`)
+          .expect(301)
+          .expect("Location", `/ioc-radar/${ip}`);
+      }
+    },
+  );
 
   it("URLs and domains from TweetFeed, and an e-mail address", async () => {
     const url = (await firstWith("source=tweetfeed&type=url", (r) => /^https?:\/\/[a-z0-9.-]+\//.test(r.value))).value;
@@ -226,17 +248,26 @@ describe("defanged forms redirect to the canonical page", () => {
       url.replace(/\./g, "[dot]"),
     ];
     for (const variant of defanged) {
-      await request(t.app).get(`/ioc-radar/${encodeURIComponent(variant)}`).expect(301).expect("Location", canonical);
+      await request(t.app)
+        .get(`/ioc-radar/${encodeURIComponent(variant)}`)
+        .expect(301)
+        .expect("Location", canonical);
     }
     await request(t.app).get(canonical).expect(200);
 
     const domain = (await firstWith("source=tweetfeed&type=domain", () => true)).value;
     for (const variant of [domain.toUpperCase(), domain.replaceAll(".", "[.]"), domain.replaceAll(".", "(.)"), domain.replaceAll(".", "[dot]")]) {
-      await request(t.app).get(`/ioc-radar/${encodeURIComponent(variant)}`).expect(301).expect("Location", `/ioc-radar/${domain}`);
+      await request(t.app)
+        .get(`/ioc-radar/${encodeURIComponent(variant)}`)
+        .expect(301)
+        .expect("Location", `/ioc-radar/${domain}`);
     }
     const email = canonicalIndicatorPath("phish@example.com")!;
     for (const variant of ["phish[@]example[.]com", "phish(at)example(.)com", "phish[@]EXAMPLE[dot]com"]) {
-      await request(t.app).get(`/ioc-radar/${encodeURIComponent(variant)}`).expect(301).expect("Location", email);
+      await request(t.app)
+        .get(`/ioc-radar/${encodeURIComponent(variant)}`)
+        .expect(301)
+        .expect("Location", email);
     }
   });
 });

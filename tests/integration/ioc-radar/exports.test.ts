@@ -32,7 +32,16 @@ describe("IOC exports", () => {
     const lines = (res.body as string).trim().split("\r\n");
     expect(lines[0]).toBe("value,type,threat_type,malware_family,tags,sources,first_seen,last_seen,confidence,score,verdict,benign_lists");
     expect(lines).toHaveLength(29);
-    expect(lines.slice(1).map((line) => line.split(",")[0]).sort()).toEqual(feodoEntries().map((e) => e.ip).sort());
+    expect(
+      lines
+        .slice(1)
+        .map((line) => line.split(",")[0])
+        .sort(),
+    ).toEqual(
+      feodoEntries()
+        .map((e) => e.ip)
+        .sort(),
+    );
   });
 
   it("JSON: the list's rows in its order", async () => {
@@ -55,7 +64,11 @@ describe("IOC exports", () => {
     expect(byType("malware").map((o) => o.name)).toContain("Pikabot");
     expect(byType("relationship").length).toBe(28);
     expect(byType("sighting").length).toBeGreaterThanOrEqual(28 + 27);
-    expect(byType("identity").map((o) => o.name).sort()).toEqual(["feodotracker", "tweetfeed"]);
+    expect(
+      byType("identity")
+        .map((o) => o.name)
+        .sort(),
+    ).toEqual(["feodotracker", "tweetfeed"]);
     const ids = bundle.objects.map((o) => o.id);
     expect(new Set(ids).size).toBe(ids.length);
     const again = JSON.parse((await text("/api/v1/iocs/export.stix.json?source=feodotracker").expect(200)).body as string);
@@ -64,7 +77,12 @@ describe("IOC exports", () => {
 
   it("STIX 2.1: hashes, URLs and domains validate too", async () => {
     const validate = stixBundleValidator();
-    for (const query of ["source=malwarebazaar", "source=tweetfeed&type=url,domain&q=triapfog", "source=tweetfeed&type=sha256&q=0000", "source=signature-base&type=domain,sha1&q=upd"]) {
+    for (const query of [
+      "source=malwarebazaar",
+      "source=tweetfeed&type=url,domain&q=triapfog",
+      "source=tweetfeed&type=sha256&q=0000",
+      "source=signature-base&type=domain,sha1&q=upd",
+    ]) {
       const bundle = JSON.parse((await text(`/api/v1/iocs/export.stix.json?${query}`).expect(200)).body as string);
       expect(bundle.objects.length, query).toBeGreaterThan(0);
       expect(validate(bundle), `${query}: ${JSON.stringify(validate.errors?.slice(0, 5))}`).toBe(true);
@@ -72,13 +90,26 @@ describe("IOC exports", () => {
   });
 
   it("blocklists: one value per line for one type, without benign-listed values", async () => {
-    const rows = (await request(t.app).get("/api/v1/iocs?source=feodotracker&per_page=100").expect(200)).body.rows as Array<{ value: string; benignLists: string[] }>;
+    const rows = (await request(t.app).get("/api/v1/iocs?source=feodotracker&per_page=100").expect(200)).body.rows as Array<{
+      value: string;
+      benignLists: string[];
+    }>;
     const res = await text("/api/v1/iocs/blocklist.txt?type=ipv4&source=feodotracker").expect(200);
     expect(res.headers["content-type"]).toContain("text/plain");
     const lines = (res.body as string).trim().split("\n");
-    expect(lines.sort()).toEqual(rows.filter((r) => r.benignLists.length === 0).map((r) => r.value).sort());
+    expect(lines.sort()).toEqual(
+      rows
+        .filter((r) => r.benignLists.length === 0)
+        .map((r) => r.value)
+        .sort(),
+    );
     const md5 = (await text("/api/v1/iocs/blocklist.txt?type=md5&source=malwarebazaar").expect(200)).body as string;
-    expect(md5.trim().split("\n").every((line) => /^[0-9a-f]{32}$/.test(line))).toBe(true);
+    expect(
+      md5
+        .trim()
+        .split("\n")
+        .every((line) => /^[0-9a-f]{32}$/.test(line)),
+    ).toBe(true);
     const missing = await request(t.app).get("/api/v1/iocs/blocklist.txt?source=feodotracker").expect(400);
     expect(missing.body.error.problems[0].param).toBe("type");
     await request(t.app).get("/api/v1/iocs/blocklist.txt?type=ipv4&sort=value").expect(400);
@@ -101,7 +132,17 @@ describe("IOC exports", () => {
 
   it("the OpenAPI document describes the IOC endpoints", async () => {
     const { body } = await request(t.app).get("/api/v1/openapi.json").expect(200);
-    for (const path of ["/iocs", "/iocs/stats", "/iocs/lookup", "/iocs/{value}", "/iocs/export.csv", "/iocs/export.json", "/iocs/export.stix.json", "/iocs/blocklist.txt", "/iocs/feed.atom"]) {
+    for (const path of [
+      "/iocs",
+      "/iocs/stats",
+      "/iocs/lookup",
+      "/iocs/{value}",
+      "/iocs/export.csv",
+      "/iocs/export.json",
+      "/iocs/export.stix.json",
+      "/iocs/blocklist.txt",
+      "/iocs/feed.atom",
+    ]) {
       expect(Object.keys(body.paths)).toContain(path);
     }
   });

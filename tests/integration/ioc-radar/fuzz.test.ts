@@ -7,7 +7,10 @@ let t: TestApp;
 let server: Server;
 let base: string;
 beforeAll(async () => {
-  t = await createTestApp({ databasePath: inject("snapshotDatabase"), now: () => new Date(SNAPSHOT_NOW), env: {
+  t = await createTestApp({
+    databasePath: inject("snapshotDatabase"),
+    now: () => new Date(SNAPSHOT_NOW),
+    env: {
       RATE_LIMIT_PAGES_MAX: "100000",
       RATE_LIMIT_API_MAX: "100000",
       RATE_LIMIT_LOOKUP_MAX: "100000",
@@ -38,9 +41,53 @@ function prng(seed: number): () => number {
 }
 
 const PIECES = [
-  "<script>alert(1)</script>", "\"><svg onload=alert(1)>", "<img src=x onerror=y>", "'", "\"", "&", "&amp;", "[.]", "(.)", "[dot]", "[:]", "[@]",
-  "hxxp://", "https://", "http://", ".", "..", "/", "\\", ":", "@", "%", "%2e", "?", "#", "1", "10", "255", "256", "0x7f", "::", "ff", "com",
-  "example", "xn--", "-", "_", " ", "\t", "\u0000", "\u200b", "é", "例", "🙂", "a".repeat(64), "d41d8cd98f00b204e9800998ecf8427e", "8.8.8.8",
+  "<script>alert(1)</script>",
+  '"><svg onload=alert(1)>',
+  "<img src=x onerror=y>",
+  "'",
+  '"',
+  "&",
+  "&amp;",
+  "[.]",
+  "(.)",
+  "[dot]",
+  "[:]",
+  "[@]",
+  "hxxp://",
+  "https://",
+  "http://",
+  ".",
+  "..",
+  "/",
+  "\\",
+  ":",
+  "@",
+  "%",
+  "%2e",
+  "?",
+  "#",
+  "1",
+  "10",
+  "255",
+  "256",
+  "0x7f",
+  "::",
+  "ff",
+  "com",
+  "example",
+  "xn--",
+  "-",
+  "_",
+  " ",
+  "\t",
+  "\u0000",
+  "\u200b",
+  "é",
+  "例",
+  "🙂",
+  "a".repeat(64),
+  "d41d8cd98f00b204e9800998ecf8427e",
+  "8.8.8.8",
 ];
 
 function randomString(next: () => number): string {
@@ -68,29 +115,41 @@ describe("random input never breaks the IOC radar", () => {
   const next = prng(20_250_124);
   const inputs = Array.from({ length: COUNT }, () => randomString(next));
 
-  it(`${COUNT} random strings as :ioc never give a 5xx nor reflect markup`, async () => {
-    const statuses = new Map<number, number>();
-    await inBatches(inputs, async (input) => {
-      const res = await fetch(`${base}/ioc-radar/${encodeURIComponent(input)}`, { redirect: "manual" });
-      const body = await res.text();
-      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      expect(res.status, input).toBeLessThan(500);
-      expect([200, 301, 404], input).toContain(res.status);
-      expect(INJECTED.test(body), input).toBe(false);
-    });
-    expect(statuses.get(404)).toBeGreaterThan(0);
-    expect((statuses.get(200) ?? 0) + (statuses.get(301) ?? 0)).toBeGreaterThan(0);
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    `${COUNT} random strings as :ioc never give a 5xx nor reflect markup`,
+    async () => {
+      const statuses = new Map<number, number>();
+      await inBatches(inputs, async (input) => {
+        const res = await fetch(`${base}/ioc-radar/${encodeURIComponent(input)}`, { redirect: "manual" });
+        const body = await res.text();
+        statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        expect(res.status, input).toBeLessThan(500);
+        expect([200, 301, 404], input).toContain(res.status);
+        expect(INJECTED.test(body), input).toBe(false);
+      });
+      expect(statuses.get(404)).toBeGreaterThan(0);
+      expect((statuses.get(200) ?? 0) + (statuses.get(301) ?? 0)).toBeGreaterThan(0);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it(`${COUNT} random strings as bulk-lookup text never give a 5xx`, async () => {
-    await inBatches(inputs, async (input) => {
-      const res = await fetch(`${base}/api/v1/iocs/lookup`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ text: input }) });
-      expect(res.status, input).toBe(200);
-      expect(res.headers.get("content-type")).toContain("application/json");
-      const body = (await res.json()) as { count: number; results: unknown[] };
-      expect(body.count).toBe(body.results.length);
-    });
-    const all = await fetch(`${base}/api/v1/iocs/lookup`, { method: "POST", headers: { "Content-Type": "text/plain" }, body: inputs.join("\n") });
-    expect(all.status).toBe(200);
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    `${COUNT} random strings as bulk-lookup text never give a 5xx`,
+    async () => {
+      await inBatches(inputs, async (input) => {
+        const res = await fetch(`${base}/api/v1/iocs/lookup`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({ text: input }),
+        });
+        expect(res.status, input).toBe(200);
+        expect(res.headers.get("content-type")).toContain("application/json");
+        const body = (await res.json()) as { count: number; results: unknown[] };
+        expect(body.count).toBe(body.results.length);
+      });
+      const all = await fetch(`${base}/api/v1/iocs/lookup`, { method: "POST", headers: { "Content-Type": "text/plain" }, body: inputs.join("\n") });
+      expect(all.status).toBe(200);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });

@@ -18,7 +18,18 @@ afterAll(() => t?.close());
 /** Page HTML without the empty comments React puts between adjacent text nodes. */
 const textOf = (html: string) => html.replaceAll("<!-- -->", "");
 
-type Row = { value: string; type: string; display: string; sources: string[]; lastSeen: string | null; malwareFamily: string | null; tags: string[]; threatType: string | null; score: number; benignLists: string[] };
+type Row = {
+  value: string;
+  type: string;
+  display: string;
+  sources: string[];
+  lastSeen: string | null;
+  malwareFamily: string | null;
+  tags: string[];
+  threatType: string | null;
+  score: number;
+  benignLists: string[];
+};
 
 async function allRows(query: string): Promise<Row[]> {
   const rows: Row[] = [];
@@ -81,7 +92,11 @@ describe("IOC list: order, filters, paging", () => {
     expect(tagged.total).toBeGreaterThan(0);
     expect(tagged.rows.every((row: Row) => row.tags.includes("CobaltStrike"))).toBe(true);
     const ip = feodoEntries()[1]!.ip;
-    const found = (await request(t.app).get(`/api/v1/iocs?q=${encodeURIComponent(ip.replaceAll(".", "[.]"))}`).expect(200)).body;
+    const found = (
+      await request(t.app)
+        .get(`/api/v1/iocs?q=${encodeURIComponent(ip.replaceAll(".", "[.]"))}`)
+        .expect(200)
+    ).body;
     expect(found.rows.map((row: Row) => row.value)).toEqual([ip]);
   });
 
@@ -89,7 +104,11 @@ describe("IOC list: order, filters, paging", () => {
     const pinned = await createTestApp({ databasePath: inject("snapshotDatabase"), now: () => new Date("2024-04-04T12:00:00Z") });
     try {
       const rows = (await request(pinned.app).get("/api/v1/iocs?source=feodotracker&per_page=100").expect(200)).body.rows as Row[];
-      for (const [window, days] of [["7d", 7], ["30d", 30], ["90d", 90]] as const) {
+      for (const [window, days] of [
+        ["7d", 7],
+        ["30d", 30],
+        ["90d", 90],
+      ] as const) {
         const since = Date.parse("2024-04-04T12:00:00Z") - days * 86_400_000;
         const expected = rows.filter((row) => row.lastSeen !== null && Date.parse(row.lastSeen) >= since).length;
         const { body } = await request(pinned.app).get(`/api/v1/iocs?source=feodotracker&seen=${window}`).expect(200);
@@ -116,7 +135,10 @@ describe("IOC list: order, filters, paging", () => {
     ];
     for (const [query, param] of cases) {
       const { body } = await request(t.app).get(`/api/v1/iocs?${query}`).expect(400);
-      expect(body.error.problems.map((p: { param: string }) => p.param), query).toEqual([param]);
+      expect(
+        body.error.problems.map((p: { param: string }) => p.param),
+        query,
+      ).toEqual([param]);
       expect(body.error.message).toContain(param);
       await request(t.app).get(`/api/v1/iocs/stats?${query}`).expect(400);
     }
@@ -147,7 +169,9 @@ describe("IOC list page", () => {
     expect(html).toContain("Top malware families");
     expect(html).toContain("Type distribution");
     // On the snapshot's clock (2025-01-24) Feodo Tracker's newest record (2024-04-04) is long past its 48 h: stale, and said so.
-    expect(html).toMatch(/feodotracker<\/strong> <span class="pill pill--warn">stale<\/span>: last successful import \d{4}-\d{2}-\d{2}, newest record 2024-04-0\d/);
+    expect(html).toMatch(
+      /feodotracker<\/strong> <span class="pill pill--warn">stale<\/span>: last successful import \d{4}-\d{2}-\d{2}, newest record 2024-04-0\d/,
+    );
     expect(html).toMatch(/role="alert">Stale or failing: [^<]*feodotracker \(stale\)/);
     expect(html).toContain("/api/v1/iocs/export.stix.json?source=feodotracker");
     expect(html).toContain("/api/v1/iocs/blocklist.txt?type=ipv4&amp;source=feodotracker");
@@ -155,7 +179,10 @@ describe("IOC list page", () => {
 
   it("says nothing is stale when every feed's newest record is recent", async () => {
     const statuses = await t.database.db.selectFrom("sources").select(["name", "newest_record_at", "last_success_at"]).execute();
-    const newest = statuses.map((row) => row.newest_record_at ?? row.last_success_at ?? "").sort().at(-1)!;
+    const newest = statuses
+      .map((row) => row.newest_record_at ?? row.last_success_at ?? "")
+      .sort()
+      .at(-1)!;
     const fresh = await createTestApp({ databasePath: inject("snapshotDatabase"), now: () => new Date(Date.parse(newest) + 3_600_000) });
     try {
       const html = textOf((await request(fresh.app).get("/ioc-radar?source=tweetfeed").expect(200)).text);
@@ -198,7 +225,11 @@ describe("IOC list: the two ways of finding a page, and free text", () => {
 
   it.each(views)("walking the sort index and gathering the matches give the same rows for '%s'", async (query) => {
     const { params } = parseQuery(iocListParamsSchema, new URLSearchParams(query));
-    const context = await createIocService(t.database.db, () => "test", async () => []).filterContext(params);
+    const context = await createIocService(
+      t.database.db,
+      () => "test",
+      async () => [],
+    ).filterContext(params);
     const gathered = (await queryIndicatorRows(t.database.db, params, now, context, "gather")).map((row) => row.value);
     const walked = (await queryIndicatorRows(t.database.db, params, now, context, "walk")).map((row) => row.value);
     expect(gathered.length).toBeGreaterThan(0);
@@ -210,9 +241,13 @@ describe("IOC list: the two ways of finding a page, and free text", () => {
     const rows = await t.database.db.selectFrom("indicators").select(["value", "malware_family", "threat_type"]).execute();
     // Parts of values are searched from three characters on (a trigram index); shorter text must be a whole value.
     const inValue = (value: string) => (text.length >= VALUE_SEARCH_MIN_LENGTH ? value.toLowerCase().includes(needle) : value === text);
-    const expected = rows.filter((row) => inValue(row.value) || [row.malware_family ?? "", row.threat_type ?? ""].some((field) => field.toLowerCase().includes(needle)));
+    const expected = rows.filter(
+      (row) => inValue(row.value) || [row.malware_family ?? "", row.threat_type ?? ""].some((field) => field.toLowerCase().includes(needle)),
+    );
     expect(expected.length).toBeGreaterThan(0);
-    const { body } = await request(t.app).get(`/api/v1/iocs?q=${encodeURIComponent(text)}&per_page=100`).expect(200);
+    const { body } = await request(t.app)
+      .get(`/api/v1/iocs?q=${encodeURIComponent(text)}&per_page=100`)
+      .expect(200);
     expect(body.total).toBe(expected.length);
     const values = new Set(expected.map((row) => row.value));
     for (const row of body.rows as Row[]) expect(values.has(row.value)).toBe(true);

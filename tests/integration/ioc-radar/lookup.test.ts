@@ -51,7 +51,10 @@ describe("bulk lookup", () => {
     const ok = await request(t.app).post("/api/v1/iocs/lookup").send({ text: exactly }).expect(200);
     expect(ok.body.count).toBe(10_000);
     await request(t.app).post("/api/v1/iocs/lookup").set("Content-Type", "text/plain").send("a".repeat(1_048_577)).expect(413);
-    await request(t.app).post("/api/v1/iocs/lookup").send({ text: "a".repeat(1_048_577) }).expect(413);
+    await request(t.app)
+      .post("/api/v1/iocs/lookup")
+      .send({ text: "a".repeat(1_048_577) })
+      .expect(413);
   });
 
   it("has its own, stricter rate limit answering 429", async () => {
@@ -83,10 +86,13 @@ describe("bulk lookup behind the bot check", () => {
         received.push(form);
         const token = form.get("response");
         const answer =
-          token === "human" ? { success: true, score: 0.9, action: "bulk_lookup" }
-          : token === "robot" ? { success: true, score: 0.1, action: "bulk_lookup" }
-          : token === "other-action" ? { success: true, score: 0.9, action: "login" }
-          : { success: false, "error-codes": ["invalid-input-response"] };
+          token === "human"
+            ? { success: true, score: 0.9, action: "bulk_lookup" }
+            : token === "robot"
+              ? { success: true, score: 0.1, action: "bulk_lookup" }
+              : token === "other-action"
+                ? { success: true, score: 0.9, action: "login" }
+                : { success: false, "error-codes": ["invalid-input-response"] };
         res.setHeader("Content-Type", "application/json");
         res.end(JSON.stringify(answer));
       });

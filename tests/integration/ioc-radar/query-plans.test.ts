@@ -54,7 +54,10 @@ function expectIndexOrder(reading: PlanReading): void {
   const plan = reading.lines.join("\n");
   expect(reading.usesIndex, plan).toBe(true);
   expect(reading.sorts, plan).toEqual([]);
-  expect(reading.fullScans.filter((table) => table.startsWith("indicator")), plan).toEqual([]);
+  expect(
+    reading.fullScans.filter((table) => table.startsWith("indicator")),
+    plan,
+  ).toEqual([]);
 }
 
 describe("IOC list: the page query walks an index in the listed order", () => {
@@ -77,12 +80,15 @@ describe("IOC list: the page query walks an index in the listed order", () => {
     q: async () => "login",
   };
 
-  it.each(Object.keys(filters))("filter '%s', in the default order, found as the list finds it: along the sort index, or along its own where that keeps the order", async (key) => {
-    const query = new URLSearchParams({ [key]: await filters[key]!() }).toString();
-    const { params } = parseQuery(iocListParamsSchema, new URLSearchParams(query));
-    const context = await service.filterContext(params);
-    expectIndexOrder(await listPlan(query, filterIndexKeepsOrder(params, context) ? "gather" : "walk"));
-  });
+  it.each(Object.keys(filters))(
+    "filter '%s', in the default order, found as the list finds it: along the sort index, or along its own where that keeps the order",
+    async (key) => {
+      const query = new URLSearchParams({ [key]: await filters[key]!() }).toString();
+      const { params } = parseQuery(iocListParamsSchema, new URLSearchParams(query));
+      const context = await service.filterContext(params);
+      expectIndexOrder(await listPlan(query, filterIndexKeepsOrder(params, context) ? "gather" : "walk"));
+    },
+  );
 
   it.each(["type=ipv4", "threat_type=botnet_cc", "malware=pikabot", "seen=30d"])(
     "filter '%s' gathers its matches from an index that keeps the default order",
@@ -125,7 +131,9 @@ describe("IOC detail: related indicators by host and by domain", () => {
       .selectFrom("indicators as d")
       .select("d.value")
       .where("d.type", "=", "domain")
-      .where(({ exists, selectFrom }) => exists(selectFrom("indicators as u").select("u.id").whereRef("u.domain", "=", "d.value").where("u.type", "=", "domain")))
+      .where(({ exists, selectFrom }) =>
+        exists(selectFrom("indicators as u").select("u.id").whereRef("u.domain", "=", "d.value").where("u.type", "=", "domain")),
+      )
       .orderBy("d.id")
       .limit(1)
       .executeTakeFirstOrThrow();

@@ -27,7 +27,11 @@ async function mostCommon(column: "threat_type" | "malware_family"): Promise<str
 describe("the indicator statistics table", () => {
   it("gives the unfiltered list and its type, threat-type and family filters the same charts and counts as the indicators themselves", async () => {
     const db = t.database.db;
-    const service = createIocService(db, () => "test", async (text, limit) => extractIndicators(text, limit));
+    const service = createIocService(
+      db,
+      () => "test",
+      async (text, limit) => extractIndicators(text, limit),
+    );
     const threat = await mostCommon("threat_type");
     const family = await mostCommon("malware_family");
     const views: IocListParams[] = [
@@ -60,7 +64,14 @@ describe("the indicator statistics table", () => {
   });
 
   it("leaves the filters it cannot answer (free text, tag, source, host, domain, seen within) to the indicators", () => {
-    for (const params of [{ q: "login" }, { tag: "x" }, { source: "maltrail" }, { host: "a.example" }, { domain: "example.com" }, { seen: "7d" }] as IocListParams[]) {
+    for (const params of [
+      { q: "login" },
+      { tag: "x" },
+      { source: "maltrail" },
+      { host: "a.example" },
+      { domain: "example.com" },
+      { seen: "7d" },
+    ] as IocListParams[]) {
       expect(statsTableAnswers(params)).toBe(false);
     }
   });

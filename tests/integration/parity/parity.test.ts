@@ -33,12 +33,14 @@ const RUN_FIELDS = /"(durationMs|duration_ms|lastRunAt|last_run_at|lastSuccessAt
 const INDICATOR_ID = /"id":\d+,"type"/g;
 
 function masked(text: string): string {
-  return text
-    .replace(RUN_FIELDS, '"$1":"masked"')
-    .replace(INDICATOR_ID, '"id":"masked","type"')
-    // supertest serves each request on a port of its own, and feeds link to the host they were asked on.
-    .replace(/http:\/\/127\.0\.0\.1:\d+/g, "http://127.0.0.1")
-    .replace(/"id":\s*"bundle--[0-9a-f-]+"/g, '"id":"bundle--masked"');
+  return (
+    text
+      .replace(RUN_FIELDS, '"$1":"masked"')
+      .replace(INDICATOR_ID, '"id":"masked","type"')
+      // supertest serves each request on a port of its own, and feeds link to the host they were asked on.
+      .replace(/http:\/\/127\.0\.0\.1:\d+/g, "http://127.0.0.1")
+      .replace(/"id":\s*"bundle--[0-9a-f-]+"/g, '"id":"bundle--masked"')
+  );
 }
 
 interface Difference {
@@ -96,22 +98,49 @@ async function json<T>(url: string): Promise<T> {
 describe("SQLite and PostgreSQL answer alike", () => {
   it("CVE lists: every sort both ways, pages and filters", async () => {
     const urls: string[] = [];
-    for (const sort of CVE_SORTS) for (const dir of ["desc", "asc"]) for (const page of [1, 4]) urls.push(`/api/v1/cves?sort=${sort}&dir=${dir}&page=${page}&per_page=50`);
+    for (const sort of CVE_SORTS)
+      for (const dir of ["desc", "asc"]) for (const page of [1, 4]) urls.push(`/api/v1/cves?sort=${sort}&dir=${dir}&page=${page}&per_page=50`);
     const stats = await json<{ topVendors?: Array<{ vendor: string }> }>("/api/v1/cves/stats");
     const vendors = (stats.topVendors ?? []).slice(0, 3).map((v) => v.vendor);
     const filters = [
-      "severity=critical", "severity=high,medium", "severity=none", "kev=1", "exploit=1", "kev=1&exploit=1", "cvss_min=9", "cvss_max=3",
-      "epss_min=0.5", "epss_max=0.01", "cwe=CWE-79", "published_from=2024-06-01&published_to=2024-12-31", "updated_from=2025-01-01",
-      "state=rejected", "state=all", "q=remote%20code", "q=pan-os", "q=CVE-2024-3", "q=sql%20inj", "q=cross%20site%20script",
-      "vendor=Ivanti", "vendor=microsoft&product=windows", ...vendors.map((v) => `vendor=${encodeURIComponent(v)}`),
+      "severity=critical",
+      "severity=high,medium",
+      "severity=none",
+      "kev=1",
+      "exploit=1",
+      "kev=1&exploit=1",
+      "cvss_min=9",
+      "cvss_max=3",
+      "epss_min=0.5",
+      "epss_max=0.01",
+      "cwe=CWE-79",
+      "published_from=2024-06-01&published_to=2024-12-31",
+      "updated_from=2025-01-01",
+      "state=rejected",
+      "state=all",
+      "q=remote%20code",
+      "q=pan-os",
+      "q=CVE-2024-3",
+      "q=sql%20inj",
+      "q=cross%20site%20script",
+      "vendor=Ivanti",
+      "vendor=microsoft&product=windows",
+      ...vendors.map((v) => `vendor=${encodeURIComponent(v)}`),
     ];
-    for (const filter of filters) for (const sort of ["priority", "published"]) for (const dir of ["desc", "asc"]) urls.push(`/api/v1/cves?${filter}&sort=${sort}&dir=${dir}`);
+    for (const filter of filters)
+      for (const sort of ["priority", "published"]) for (const dir of ["desc", "asc"]) urls.push(`/api/v1/cves?${filter}&sort=${sort}&dir=${dir}`);
     await expectSame(urls);
   });
 
   it("CVE details, statistics, suggestions and exports", async () => {
     const ids = new Set<string>();
-    for (const url of ["/api/v1/cves?per_page=100", "/api/v1/cves?kev=1&per_page=50", "/api/v1/cves?exploit=1&per_page=50", "/api/v1/cves?state=rejected&per_page=10", "/api/v1/cves?sort=published&dir=asc&per_page=20"]) {
+    for (const url of [
+      "/api/v1/cves?per_page=100",
+      "/api/v1/cves?kev=1&per_page=50",
+      "/api/v1/cves?exploit=1&per_page=50",
+      "/api/v1/cves?state=rejected&per_page=10",
+      "/api/v1/cves?sort=published&dir=asc&per_page=20",
+    ]) {
       for (const row of (await json<{ rows: Array<{ id: string }> }>(url)).rows) ids.add(row.id);
     }
     const urls = [...ids].map((id) => `/api/v1/cves/${id}`);
@@ -125,17 +154,31 @@ describe("SQLite and PostgreSQL answer alike", () => {
 
   it("IOC lists: every sort both ways, pages and filters", async () => {
     const urls: string[] = [];
-    for (const sort of IOC_SORTS) for (const dir of ["desc", "asc"]) for (const page of [1, 5]) urls.push(`/api/v1/iocs?sort=${sort}&dir=${dir}&page=${page}&per_page=50`);
+    for (const sort of IOC_SORTS)
+      for (const dir of ["desc", "asc"]) for (const page of [1, 5]) urls.push(`/api/v1/iocs?sort=${sort}&dir=${dir}&page=${page}&per_page=50`);
     const stats = await json<{ topFamilies?: Array<{ family: string }> }>("/api/v1/iocs/stats");
     const families = (stats.topFamilies ?? []).slice(0, 3).map((f) => f.family);
-    const sources = (await json<Array<{ name: string }> | { sources: Array<{ name: string }> }>("/api/v1/sources"));
+    const sources = await json<Array<{ name: string }> | { sources: Array<{ name: string }> }>("/api/v1/sources");
     const sourceNames = (Array.isArray(sources) ? sources : sources.sources).map((s) => s.name);
     const filters = [
-      ...IOC_TYPES.map((type) => `type=${encodeURIComponent(type)}`), "type=url,domain", "seen=24h", "seen=7d", "seen=30d", "seen=90d",
-      "q=bazaar", "q=.ru", "q=http", "q=cobalt", "q=192.168", "threat_type=botnet_cc", "threat_type=payload",
-      ...families.map((f) => `malware=${encodeURIComponent(f)}`), ...sourceNames.map((s) => `source=${s}`),
+      ...IOC_TYPES.map((type) => `type=${encodeURIComponent(type)}`),
+      "type=url,domain",
+      "seen=24h",
+      "seen=7d",
+      "seen=30d",
+      "seen=90d",
+      "q=bazaar",
+      "q=.ru",
+      "q=http",
+      "q=cobalt",
+      "q=192.168",
+      "threat_type=botnet_cc",
+      "threat_type=payload",
+      ...families.map((f) => `malware=${encodeURIComponent(f)}`),
+      ...sourceNames.map((s) => `source=${s}`),
     ];
-    for (const filter of filters) for (const sort of ["last_seen", "value"]) for (const dir of ["desc", "asc"]) urls.push(`/api/v1/iocs?${filter}&sort=${sort}&dir=${dir}`);
+    for (const filter of filters)
+      for (const sort of ["last_seen", "value"]) for (const dir of ["desc", "asc"]) urls.push(`/api/v1/iocs?${filter}&sort=${sort}&dir=${dir}`);
     await expectSame(urls);
   });
 
@@ -147,7 +190,13 @@ describe("SQLite and PostgreSQL answer alike", () => {
       urls.push(`/api/v1/iocs/blocklist.txt?type=${encodeURIComponent(type)}`);
     }
     for (const filter of ["", "type=url", "seen=30d", "q=cobalt"]) {
-      urls.push(`/api/v1/iocs/stats?${filter}`, `/api/v1/iocs/export.csv?${filter}`, `/api/v1/iocs/export.json?${filter}`, `/api/v1/iocs/export.stix.json?${filter}`, `/api/v1/iocs/feed.atom?${filter}`);
+      urls.push(
+        `/api/v1/iocs/stats?${filter}`,
+        `/api/v1/iocs/export.csv?${filter}`,
+        `/api/v1/iocs/export.json?${filter}`,
+        `/api/v1/iocs/export.stix.json?${filter}`,
+        `/api/v1/iocs/feed.atom?${filter}`,
+      );
     }
     urls.push("/api/v1/sources");
     await expectSame(urls);

@@ -56,7 +56,10 @@ describe("npm run migrate", () => {
     const first = cli("migrate", [], { DATABASE_PATH: path });
     expect(first.status, first.stderr).toBe(0);
     expect(first.stdout).toMatch(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: applied \\S+`));
-    const applied = first.stdout.trim().replace(/^.*: applied /, "").split(", ");
+    const applied = first.stdout
+      .trim()
+      .replace(/^.*: applied /, "")
+      .split(", ");
 
     const handle = openSqliteDatabase(path);
     try {

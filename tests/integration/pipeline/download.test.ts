@@ -42,7 +42,10 @@ async function sync(name: "cisa-kev" | "epss") {
 }
 
 async function kevRows(): Promise<number> {
-  const row = await db.db.selectFrom("kev_entries").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow();
+  const row = await db.db
+    .selectFrom("kev_entries")
+    .select((eb) => eb.fn.countAll().as("n"))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -108,7 +111,10 @@ describe("downloads over HTTP", () => {
     const outcome = await sync("epss");
     expect(outcome.status).toBe("failed");
     expect(outcome.error).toMatch(/unexpected end of file/);
-    const row = await db.db.selectFrom("epss_scores").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow();
+    const row = await db.db
+      .selectFrom("epss_scores")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .executeTakeFirstOrThrow();
     expect(Number(row.n)).toBe(0);
     expect(await db.db.selectFrom("source_files").selectAll().execute()).toEqual([]);
   });
@@ -180,10 +186,27 @@ describe("a full sync over HTTP from the publishers' paths", () => {
 
   /** Row counts of the tables the synced sources fill. */
   async function tableCounts(): Promise<Record<string, number>> {
-    const tables = ["cves", "kev_entries", "epss_scores", "cve_exploits", "cwes", "indicators", "indicator_sightings", "warninglist_entries", "source_records"] as const;
+    const tables = [
+      "cves",
+      "kev_entries",
+      "epss_scores",
+      "cve_exploits",
+      "cwes",
+      "indicators",
+      "indicator_sightings",
+      "warninglist_entries",
+      "source_records",
+    ] as const;
     const counts: Record<string, number> = {};
     for (const table of tables) {
-      counts[table] = Number((await full.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+      counts[table] = Number(
+        (
+          await full.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     }
     return counts;
   }
@@ -195,7 +218,11 @@ describe("a full sync over HTTP from the publishers' paths", () => {
       .executeTakeFirstOrThrow();
     const cves = await full.db
       .selectFrom("cves")
-      .select([(eb) => eb.fn.sum<number>("epss").as("epss"), (eb) => eb.fn.sum<number>("priority_score").as("priority"), (eb) => eb.fn.count("epss_date").as("dated")])
+      .select([
+        (eb) => eb.fn.sum<number>("epss").as("epss"),
+        (eb) => eb.fn.sum<number>("priority_score").as("priority"),
+        (eb) => eb.fn.count("epss_date").as("dated"),
+      ])
       .executeTakeFirstOrThrow();
     return { scores, cves };
   }
@@ -321,13 +348,31 @@ describe("a full sync over HTTP from the publishers' paths", () => {
     // The cross-source step ran against the earlier sources' data: every CVE
     // record in KEV carries its KEV flag, and every one EPSS scores its score.
     const count = async (query: { executeTakeFirstOrThrow(): Promise<{ n: unknown }> }) => Number((await query.executeTakeFirstOrThrow()).n);
-    const inKev = await count(full.db.selectFrom("cves").innerJoin("kev_entries", "kev_entries.cve_id", "cves.id").select((eb) => eb.fn.countAll().as("n")));
-    const flagged = await count(full.db.selectFrom("cves").select((eb) => eb.fn.countAll().as("n")).where("kev", "=", 1));
+    const inKev = await count(
+      full.db
+        .selectFrom("cves")
+        .innerJoin("kev_entries", "kev_entries.cve_id", "cves.id")
+        .select((eb) => eb.fn.countAll().as("n")),
+    );
+    const flagged = await count(
+      full.db
+        .selectFrom("cves")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("kev", "=", 1),
+    );
     expect(inKev).toBeGreaterThan(0);
     expect(flagged).toBe(inKev);
-    const scored = await count(full.db.selectFrom("cves").select((eb) => eb.fn.countAll().as("n")).where("epss", "is not", null));
+    const scored = await count(
+      full.db
+        .selectFrom("cves")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("epss", "is not", null),
+    );
     const withScore = await count(
-      full.db.selectFrom("cves").select((eb) => eb.fn.countAll().as("n")).where("id", "in", (eb) => eb.selectFrom("epss_scores").select("cve_id")),
+      full.db
+        .selectFrom("cves")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("id", "in", (eb) => eb.selectFrom("epss_scores").select("cve_id")),
     );
     expect(withScore).toBeGreaterThan(0);
     expect(scored).toBe(withScore);

@@ -61,21 +61,40 @@ describe("EPSS import", () => {
   it("writes new CVEs whole, rescores known ones, and on a later file touches only the scores that moved", async () => {
     await sync("cisa-kev", { SOURCE_CISA_KEV_URL: KEV_JSON });
 
-    const first = await epssFile("day1.csv.gz", "2024-05-20", [[KEV_CVE, 0.5, 0.9], [EPSS_ONLY, 0.2, 0.5], [EPSS_ONLY_2, 0.1, 0.3]]);
+    const first = await epssFile("day1.csv.gz", "2024-05-20", [
+      [KEV_CVE, 0.5, 0.9],
+      [EPSS_ONLY, 0.2, 0.5],
+      [EPSS_ONLY_2, 0.1, 0.3],
+    ]);
     expect((await sync("epss", { SOURCE_EPSS_URL: first })).counts).toMatchObject({ added: 3, updated: 0, unchanged: 0 });
-    expect(await cve(EPSS_ONLY)).toMatchObject({ state: "PUBLISHED", has_record: 0, epss: 0.2, epss_percentile: 0.5, epss_date: "2024-05-20", priority_score: 5 });
+    expect(await cve(EPSS_ONLY)).toMatchObject({
+      state: "PUBLISHED",
+      has_record: 0,
+      epss: 0.2,
+      epss_percentile: 0.5,
+      epss_date: "2024-05-20",
+      priority_score: 5,
+    });
     expect(await cve(KEV_CVE)).toMatchObject({ kev: 1, epss: 0.5, epss_7d_ago: null });
     expect((await cve(KEV_CVE)).priority_score).toBe(await expectedPriority(KEV_CVE));
 
     // Eight days later: the day-1 scores become the week-old ones.
-    const second = await epssFile("day2.csv.gz", "2024-05-28", [[KEV_CVE, 0.6, 0.92], [EPSS_ONLY, 0.2, 0.5], [EPSS_ONLY_2, 0.1, 0.3]]);
+    const second = await epssFile("day2.csv.gz", "2024-05-28", [
+      [KEV_CVE, 0.6, 0.92],
+      [EPSS_ONLY, 0.2, 0.5],
+      [EPSS_ONLY_2, 0.1, 0.3],
+    ]);
     expect((await sync("epss", { SOURCE_EPSS_URL: second })).counts).toMatchObject({ added: 3, updated: 0 });
     expect(await cve(KEV_CVE)).toMatchObject({ epss: 0.6, epss_percentile: 0.92, epss_date: "2024-05-28", epss_7d_ago: 0.5 });
     expect((await cve(KEV_CVE)).priority_score).toBe(await expectedPriority(KEV_CVE));
     expect(await cve(EPSS_ONLY)).toMatchObject({ epss: 0.2, epss_date: "2024-05-28", epss_7d_ago: 0.2, priority_score: 5 });
 
     // The same day restated with one score corrected: only that CVE changes.
-    const corrected = await epssFile("day2-fixed.csv.gz", "2024-05-28", [[KEV_CVE, 0.6, 0.92], [EPSS_ONLY, 0.4, 0.7], [EPSS_ONLY_2, 0.1, 0.3]]);
+    const corrected = await epssFile("day2-fixed.csv.gz", "2024-05-28", [
+      [KEV_CVE, 0.6, 0.92],
+      [EPSS_ONLY, 0.4, 0.7],
+      [EPSS_ONLY_2, 0.1, 0.3],
+    ]);
     expect((await sync("epss", { SOURCE_EPSS_URL: corrected })).counts).toMatchObject({ added: 0, updated: 1, unchanged: 2 });
     expect(await cve(EPSS_ONLY)).toMatchObject({ epss: 0.4, epss_percentile: 0.7, epss_7d_ago: 0.2, priority_score: 10 });
     expect(await cve(EPSS_ONLY_2)).toMatchObject({ epss: 0.1, priority_score: 2.5 });

@@ -23,7 +23,10 @@ let earlyFile: string;
 const { logger } = recordingLogger();
 
 async function epssCount(): Promise<number> {
-  const row = await db.db.selectFrom("epss_scores").select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow();
+  const row = await db.db
+    .selectFrom("epss_scores")
+    .select((eb) => eb.fn.countAll().as("n"))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

@@ -26,7 +26,14 @@ function sync(name: string, env: Record<string, string> = {}) {
 }
 
 async function count(table: "warninglists" | "warninglist_entries" | "indicator_sightings" | "indicator_cves"): Promise<number> {
-  return Number((await db.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+  return Number(
+    (
+      await db.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll().as("n"))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 }
 
 async function cvesOf(value: string): Promise<string[]> {

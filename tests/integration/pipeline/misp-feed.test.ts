@@ -9,14 +9,7 @@ import type { IocSighting } from "../../../server/feeds/ioc/sighting";
 import { parseMispEvent, parseMispFeedTar, parseMispManifest } from "../../../server/feeds/ioc/misp";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import { syncSource } from "../../../server/pipeline/sync";
-import {
-  createTestDatabase,
-  recordingLogger,
-  snapshot,
-  startFeedServer,
-  type FeedServer,
-  type TestDatabase,
-} from "../../helpers/feed-server";
+import { createTestDatabase, recordingLogger, snapshot, startFeedServer, type FeedServer, type TestDatabase } from "../../helpers/feed-server";
 
 /**
  * TweetFeed's live MISP feed (`misp/manifest.json` and one `<uuid>.json` per
@@ -193,7 +186,14 @@ describe("TweetFeed's MISP feed by URL (365 real events)", () => {
       const timestamp = String(manifest.events.at(-1)!.timestamp + 60);
       event.Event.timestamp = timestamp;
       // A documentation address (RFC 5737), added the way the publisher would add a new attribute.
-      event.Event.Attribute.push({ uuid: "7d6f3c9e-0d4a-4c55-9c1e-3a2b1c0d9e8f", type: "ip-dst", category: "Network activity", to_ids: true, value: "203.0.113.77", timestamp });
+      event.Event.Attribute.push({
+        uuid: "7d6f3c9e-0d4a-4c55-9c1e-3a2b1c0d9e8f",
+        type: "ip-dst",
+        category: "Network activity",
+        to_ids: true,
+        value: "203.0.113.77",
+        timestamp,
+      });
       const fullManifest = JSON.parse(manifestText);
       fullManifest[changed.uuid].timestamp = timestamp;
       await writeFile(eventPath, JSON.stringify(event));

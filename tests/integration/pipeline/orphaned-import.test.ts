@@ -45,14 +45,17 @@ async function waitFor<T>(what: string, probe: () => T | null | false): Promise<
 // The built server, as production runs it: started through tsx, the import process happens to die with its parent.
 describe("an import whose server is killed", () => {
   it("stops, changes nothing and releases the import lock instead of running on without anyone to report to", async () => {
-    const server = startServerProcess({
-      PORT: String(await freePort()),
-      DATABASE_PATH: database,
-      SERVER_ROLE: "worker",
-      SYNC_ENABLED: "true",
-      SYNC_MIRROR_DIR: join(dir, "empty-mirror"),
-      SOURCE_EPSS_URL: snapshot("epss", "emba_epss_CVE_all_years_2026-08-16.csv.gz"),
-    }, { built: true });
+    const server = startServerProcess(
+      {
+        PORT: String(await freePort()),
+        DATABASE_PATH: database,
+        SERVER_ROLE: "worker",
+        SYNC_ENABLED: "true",
+        SYNC_MIRROR_DIR: join(dir, "empty-mirror"),
+        SOURCE_EPSS_URL: snapshot("epss", "emba_epss_CVE_all_years_2026-08-16.csv.gz"),
+      },
+      { built: true },
+    );
     await waitForHealthy(server.url);
     const importPid = await waitFor("the import process to take the lock", lockHolderPid);
     expect(importPid).not.toBe(server.child.pid);

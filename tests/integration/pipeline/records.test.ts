@@ -37,7 +37,10 @@ function sync(name: string, env: Record<string, string>) {
 }
 
 async function count(table: "kev_entries" | "cves" | "indicator_sightings" | "indicators"): Promise<number> {
-  const row = await db.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow();
+  const row = await db.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll().as("n"))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -83,10 +86,7 @@ describe("malformed records and failed feeds", () => {
     expect(outcome).toMatchObject({ status: "ok", counts: { added: 1_402, rejected: 2 } });
     expect(await count("kev_entries")).toBe(1_402);
     const rejected = recorder.entries.filter((e) => e.msg === "rejected record");
-    expect(rejected.map((e) => e.location)).toEqual([
-      "kev-malformed.json#vulnerabilities[5]",
-      "kev-malformed.json#vulnerabilities[7]",
-    ]);
+    expect(rejected.map((e) => e.location)).toEqual(["kev-malformed.json#vulnerabilities[5]", "kev-malformed.json#vulnerabilities[7]"]);
     expect(rejected[0]?.reason).toMatch(/dateAdded/);
   });
 

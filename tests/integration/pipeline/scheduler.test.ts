@@ -61,9 +61,25 @@ function timedRunner(config: PipelineConfig, durations: Record<string, number>):
     }
     call.end = Date.now();
     const source = SOURCES.find((s) => s.name === name)!;
-    const row = { last_run_at: new Date(call.start).toISOString(), last_success_at: new Date(call.start).toISOString(), status: "ok", location_key: locationKey(resolveLocations(source, config, null)) };
-    await db.db.insertInto("sources").values({ name, ...row }).onConflict((oc) => oc.column("name").doUpdateSet(row)).execute();
-    return { source: name, status: "ok", counts: { added: 0, updated: 0, unchanged: 0, rejected: 0, removed: 0 }, durationMs: call.end - call.start, error: null, recordCount: 0 } satisfies ImportOutcome;
+    const row = {
+      last_run_at: new Date(call.start).toISOString(),
+      last_success_at: new Date(call.start).toISOString(),
+      status: "ok",
+      location_key: locationKey(resolveLocations(source, config, null)),
+    };
+    await db.db
+      .insertInto("sources")
+      .values({ name, ...row })
+      .onConflict((oc) => oc.column("name").doUpdateSet(row))
+      .execute();
+    return {
+      source: name,
+      status: "ok",
+      counts: { added: 0, updated: 0, unchanged: 0, rejected: 0, removed: 0 },
+      durationMs: call.end - call.start,
+      error: null,
+      recordCount: 0,
+    } satisfies ImportOutcome;
   };
 }
 
@@ -141,7 +157,14 @@ describe("scheduler with three sources", () => {
   it("after a restart, a source is first due one interval after its recorded last run", async () => {
     const config = configFor(PLAN);
     const at = (minutes: number) => new Date(T0 + minutes * MINUTE).toISOString();
-    const key = (name: string) => locationKey(resolveLocations(SOURCES.find((s) => s.name === name)!, config, null));
+    const key = (name: string) =>
+      locationKey(
+        resolveLocations(
+          SOURCES.find((s) => s.name === name)!,
+          config,
+          null,
+        ),
+      );
     await db.db
       .insertInto("sources")
       .values([
@@ -189,7 +212,12 @@ describe("a source that fails", () => {
     const runner = inProcessRunner({ store: db.store, config, logger: recorder.logger, now: () => new Date() });
     scheduler = startScheduler({ db: db.db, config, logger: recorder.logger, runner, recordCrash });
     await started();
-    const attempts = async () => (await db.db.selectFrom("sources").select(["runs", "consecutive_failures", "next_attempt_at", "last_error", "last_error_detail"]).where("name", "=", "mitre-cwe").executeTakeFirst()) ?? null;
+    const attempts = async () =>
+      (await db.db
+        .selectFrom("sources")
+        .select(["runs", "consecutive_failures", "next_attempt_at", "last_error", "last_error_detail"])
+        .where("name", "=", "mitre-cwe")
+        .executeTakeFirst()) ?? null;
 
     await until(async () => (await attempts())?.runs === 1);
     const first = (await attempts())!;

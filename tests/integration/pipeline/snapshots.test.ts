@@ -72,9 +72,20 @@ describe("importing the real snapshots", () => {
     expect(Number(trickestCves.n)).toBe(24_444);
 
     const count = async (table: "cves" | "kev_entries" | "epss_scores") =>
-      Number((await db.db.selectFrom(table).select((eb) => eb.fn.countAll().as("n")).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await db.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as("n"))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     // Every CVE any source knows is a row: the 62,862 records, and the ids only KEV, EPSS or Trickest name.
-    const withRecord = await db.db.selectFrom("cves").select((eb) => eb.fn.countAll().as("n")).where("has_record", "=", 1).executeTakeFirstOrThrow();
+    const withRecord = await db.db
+      .selectFrom("cves")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("has_record", "=", 1)
+      .executeTakeFirstOrThrow();
     expect(Number(withRecord.n)).toBe(62_862);
     const known = await sql<{ n: number }>`
       select count(*) as n from (
@@ -119,11 +130,10 @@ describe("importing the real snapshots", () => {
   });
 
   it("matches CVE-2024-3400 field by field with the CVE JSON 5 and KEV files", async () => {
-    const source = JSON.parse(
-      await findLine(snapshot("cve-json5-vulnrichment", "vulnrichment_cve5_2024.jsonl.gz"), '"cveId":"CVE-2024-3400"'),
+    const source = JSON.parse(await findLine(snapshot("cve-json5-vulnrichment", "vulnrichment_cve5_2024.jsonl.gz"), '"cveId":"CVE-2024-3400"'));
+    const kevEntry = JSON.parse(readFileSync(snapshot("cisa-kev", "known_exploited_vulnerabilities.json"), "utf8")).vulnerabilities.find(
+      (v: { cveID: string }) => v.cveID === "CVE-2024-3400",
     );
-    const kevEntry = JSON.parse(readFileSync(snapshot("cisa-kev", "known_exploited_vulnerabilities.json"), "utf8"))
-      .vulnerabilities.find((v: { cveID: string }) => v.cveID === "CVE-2024-3400");
     const cve = await db.db.selectFrom("cves").selectAll().where("id", "=", "CVE-2024-3400").executeTakeFirstOrThrow();
 
     expect(cve.title).toBe(source.containers.cna.title);
@@ -164,28 +174,21 @@ describe("importing the real snapshots", () => {
     });
 
     const expectedCvss = [
-      ...source.containers.cna.metrics.filter((m: { cvssV3_1?: unknown }) => m.cvssV3_1).map((m: { cvssV3_1: { vectorString: string; baseScore: number } }) => ({
-        source: "cna",
-        version: "3.1",
-        vector: m.cvssV3_1.vectorString,
-        score: m.cvssV3_1.baseScore,
-      })),
+      ...source.containers.cna.metrics
+        .filter((m: { cvssV3_1?: unknown }) => m.cvssV3_1)
+        .map((m: { cvssV3_1: { vectorString: string; baseScore: number } }) => ({
+          source: "cna",
+          version: "3.1",
+          vector: m.cvssV3_1.vectorString,
+          score: m.cvssV3_1.baseScore,
+        })),
     ];
-    const cvss = await db.db
-      .selectFrom("cve_cvss")
-      .select(["source", "version", "vector", "score"])
-      .where("cve_id", "=", "CVE-2024-3400")
-      .execute();
+    const cvss = await db.db.selectFrom("cve_cvss").select(["source", "version", "vector", "score"]).where("cve_id", "=", "CVE-2024-3400").execute();
     expect(cvss).toEqual(expectedCvss);
     expect(cvss[0]?.vector).toBe("CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H");
     expect(cve).toMatchObject({ cvss_score: 10, cvss_severity: "CRITICAL", cvss_version: "3.1", cvss_source: "cna" });
 
-    const cpes = await db.db
-      .selectFrom("cve_affected")
-      .select(["cpes"])
-      .where("cve_id", "=", "CVE-2024-3400")
-      .where("source", "=", "cisa-adp")
-      .execute();
+    const cpes = await db.db.selectFrom("cve_affected").select(["cpes"]).where("cve_id", "=", "CVE-2024-3400").where("source", "=", "cisa-adp").execute();
     expect(cpes.flatMap((row) => JSON.parse(row.cpes))).toEqual(cisa.affected.flatMap((a: { cpes: string[] }) => a.cpes));
   });
 
@@ -225,9 +228,17 @@ describe("importing the real snapshots", () => {
   });
 
   it("finds CVEs by full-text search over id, title, description and product", async () => {
-    const byWord = await db.db.selectFrom("cves").select("id").where(sqliteDialect.cveTextMatch("GlobalProtect command injection", sql.ref("cves.seq"))!).execute();
+    const byWord = await db.db
+      .selectFrom("cves")
+      .select("id")
+      .where(sqliteDialect.cveTextMatch("GlobalProtect command injection", sql.ref("cves.seq"))!)
+      .execute();
     expect(byWord.map((r) => r.id)).toContain("CVE-2024-3400");
-    const byId = await db.db.selectFrom("cves").select("id").where(sqliteDialect.cveTextMatch("CVE-2024-3400", sql.ref("cves.seq"))!).execute();
+    const byId = await db.db
+      .selectFrom("cves")
+      .select("id")
+      .where(sqliteDialect.cveTextMatch("CVE-2024-3400", sql.ref("cves.seq"))!)
+      .execute();
     expect(byId.map((r) => r.id)).toContain("CVE-2024-3400");
   });
 

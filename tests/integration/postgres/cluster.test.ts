@@ -23,7 +23,10 @@ describe("the throw-away PostgreSQL cluster of the tests", () => {
 
   it("listens on loopback and runs without durability", async () => {
     expect(new URL(cluster.url).hostname).toBe("127.0.0.1");
-    const [row] = await query<{ fsync: string; version: string }>(cluster.url, "select current_setting('fsync') as fsync, current_setting('server_version_num') as version");
+    const [row] = await query<{ fsync: string; version: string }>(
+      cluster.url,
+      "select current_setting('fsync') as fsync, current_setting('server_version_num') as version",
+    );
     expect(row).toMatchObject({ fsync: "off" });
     expect(Number(row!.version)).toBeGreaterThanOrEqual(150000);
   });

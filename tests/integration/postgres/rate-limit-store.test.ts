@@ -75,7 +75,13 @@ describe("the PostgreSQL rate-limit store", () => {
         app.get("/", (_req, res) => void res.send("ok"));
         return app;
       });
-      const statuses = await Promise.all(apps.map((app) => request(app).get("/").then((response) => response.status)));
+      const statuses = await Promise.all(
+        apps.map((app) =>
+          request(app)
+            .get("/")
+            .then((response) => response.status),
+        ),
+      );
       expect(statuses).toEqual([200, 200, 200, 200]);
     } finally {
       await Promise.all(pools.splice(-4).map((db) => db.destroy()));

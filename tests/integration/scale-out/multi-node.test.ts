@@ -154,8 +154,11 @@ describe("two web nodes and a worker on one PostgreSQL database", () => {
       const before = await epss();
       const doomed = await worker("/full/emba_epss_CVE_all_years_2026-08-16.csv.gz", { group: true });
       // Mid-import: the full file has been served, and the lock names the worker's import.
-      await waitFor("the import to be under way", async () =>
-        feeds.requests.some((request) => request.path.startsWith("/full/") && request.status === 200) && (await sourcesOf(web[0]!)).running?.source === "epss",
+      await waitFor(
+        "the import to be under way",
+        async () =>
+          feeds.requests.some((request) => request.path.startsWith("/full/") && request.status === 200) &&
+          (await sourcesOf(web[0]!)).running?.source === "epss",
       );
 
       const second = await worker("/full/emba_epss_CVE_all_years_2026-08-16.csv.gz");

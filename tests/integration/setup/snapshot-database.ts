@@ -26,7 +26,6 @@ export const SNAPSHOT_SOURCES = [
   "signature-base",
 ] as const;
 
-
 declare module "vitest" {
   export interface ProvidedContext {
     snapshotDatabase: string;

@@ -35,7 +35,9 @@ describe("build endpoints", () => {
 
 describe("health", () => {
   it("/healthz says the process is up and /readyz that the database answers", async () => {
-    await request(t.app).get("/healthz").expect(200, /"status":"ok"/);
+    await request(t.app)
+      .get("/healthz")
+      .expect(200, /"status":"ok"/);
     const ready = await request(t.app).get("/readyz").expect(200);
     expect(ready.body).toMatchObject({ status: "ready", database: "ok" });
   });

@@ -120,10 +120,7 @@ describe("a page loader that throws on the server", () => {
     const payload = await request(t.app).get("/cve-radar/_payload.json").expect(500);
     expect(payload.body).toEqual({ kind: "error", error: { statusCode: 500, message: "Internal error" } });
     expect(JSON.stringify(payload.body)).not.toContain(internal);
-    expect(t.logs.filter((entry) => entry.msg === "page loader failed").map((entry) => entry.url)).toEqual([
-      "/cve-radar",
-      "/cve-radar/_payload.json",
-    ]);
+    expect(t.logs.filter((entry) => entry.msg === "page loader failed").map((entry) => entry.url)).toEqual(["/cve-radar", "/cve-radar/_payload.json"]);
   });
 
   it("keeps 404 and 429 as they are: only unexpected errors are hidden", async () => {

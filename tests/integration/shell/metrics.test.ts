@@ -16,7 +16,17 @@ describe("GET /metrics", () => {
     t = await createTestApp({ env: { METRICS_TOKEN: TOKEN, RATE_LIMIT_API_MAX: "3" } });
     await t.database.db
       .insertInto("sources")
-      .values({ name: "cisa-kev", status: "failed", last_success_at: "2025-01-20T00:00:00.000Z", consecutive_failures: 2, runs: 5, failures: 2, record_count: 1404, rejected: 1, duration_ms: 1500 })
+      .values({
+        name: "cisa-kev",
+        status: "failed",
+        last_success_at: "2025-01-20T00:00:00.000Z",
+        consecutive_failures: 2,
+        runs: 5,
+        failures: 2,
+        record_count: 1404,
+        rejected: 1,
+        duration_ms: 1500,
+      })
       .execute();
   });
   afterAll(async () => t?.close());

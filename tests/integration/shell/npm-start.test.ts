@@ -60,7 +60,14 @@ describe("npm start", () => {
     const port = await freePort();
     const npm = spawn("npm", ["start"], {
       cwd: copy,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? copy, HOST: "127.0.0.1", PORT: String(port), DATABASE_PATH: join(copy, "data/db.sqlite"), SYNC_ENABLED: "false" },
+      env: {
+        PATH: process.env.PATH ?? "",
+        HOME: process.env.HOME ?? copy,
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        DATABASE_PATH: join(copy, "data/db.sqlite"),
+        SYNC_ENABLED: "false",
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";

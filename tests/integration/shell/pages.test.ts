@@ -227,11 +227,7 @@ describe("third-party scripts", () => {
 
   it("both configured: the union, bot check first", async () => {
     const { csp } = await policyWith({ RECAPTCHA_SITE_KEY: "6Lc_public_site_key_01", RECAPTCHA_SECRET_KEY: SECRET, GTM_IDS: "GTM-ABC123" });
-    expectScriptSrc(csp["script-src"], [
-      "https://www.recaptcha.net/recaptcha/",
-      "https://www.gstatic.com/recaptcha/",
-      "https://www.googletagmanager.com",
-    ]);
+    expectScriptSrc(csp["script-src"], ["https://www.recaptcha.net/recaptcha/", "https://www.gstatic.com/recaptcha/", "https://www.googletagmanager.com"]);
     expect(csp["frame-src"]).toEqual(["https://www.recaptcha.net/recaptcha/"]);
     expect(csp["connect-src"]).toEqual(["'self'", "https://www.recaptcha.net/recaptcha/", ...ANALYTICS]);
   });

@@ -113,7 +113,10 @@ describe("bad input gets a clear 4xx, never a 5xx", () => {
     "/api/v1/iocs/export.json?q=%7f",
   ])("%s: 400 naming the parameter with control characters", async (url) => {
     const res = await request(t.app).get(url).expect(400);
-    expect(res.body.error.problems).toContainEqual({ param: new URL(url, "http://x").searchParams.keys().next().value, message: "contains control characters" });
+    expect(res.body.error.problems).toContainEqual({
+      param: new URL(url, "http://x").searchParams.keys().next().value,
+      message: "contains control characters",
+    });
   });
 
   it.each(["/cve-radar?q=a%00b", "/ioc-radar?q=evil%00.com"])("%s: the page, with status 400 and the parameter named", async (url) => {
@@ -148,7 +151,10 @@ describe("under a burst", () => {
 
   beforeAll(async () => {
     // One request at a time and a line of one: a burst must overflow it.
-    t = await createTestApp({ pageCache: null, env: { SERVE_CONCURRENCY: "1", SERVE_QUEUE_MAX: "1", RATE_LIMIT_PAGES_MAX: "1000", RATE_LIMIT_API_MAX: "1000" } });
+    t = await createTestApp({
+      pageCache: null,
+      env: { SERVE_CONCURRENCY: "1", SERVE_QUEUE_MAX: "1", RATE_LIMIT_PAGES_MAX: "1000", RATE_LIMIT_API_MAX: "1000" },
+    });
     const server = t.app.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -215,7 +221,11 @@ describe("a burst of views of a cached page", () => {
   it("is served from the cache while every slot and the whole line are taken", async () => {
     await request(t.app).get("/cve-radar?kev=1").expect(200);
     // A lookup whose body never finishes arriving holds the only slot; an uncached page waits in the line.
-    const held = httpRequest(`${origin}/api/v1/iocs/lookup`, { method: "POST", agent: false, headers: { "content-type": "application/json", "content-length": "1000" } });
+    const held = httpRequest(`${origin}/api/v1/iocs/lookup`, {
+      method: "POST",
+      agent: false,
+      headers: { "content-type": "application/json", "content-length": "1000" },
+    });
     held.on("error", () => {});
     held.write('{"text": "');
     const waiting = sendBurst(origin, "/ioc-radar?page=2", 1).catch(() => []);

@@ -4,9 +4,7 @@ import { cvssSeverity, decodeCvssVector, type CvssMetricWord, type DecodedCvssVe
 /** One line per metric, so a wrong word shows up as a readable diff. */
 function words(decoded: DecodedCvssVector | null): string[] {
   expect(decoded).not.toBeNull();
-  return (decoded?.metrics ?? []).map(
-    (m: CvssMetricWord) => `${m.group} ${m.key}:${m.value} ${m.name} = ${m.meaning}`,
-  );
+  return (decoded?.metrics ?? []).map((m: CvssMetricWord) => `${m.group} ${m.key}:${m.value} ${m.name} = ${m.meaning}`);
 }
 
 function meaningOf(decoded: DecodedCvssVector | null, key: string): string | undefined {
@@ -14,8 +12,7 @@ function meaningOf(decoded: DecodedCvssVector | null, key: string): string | und
 }
 
 // CVE-2024-3400 (PAN-OS GlobalProtect), as scored by the CNA.
-const PAN_OS_V4 =
-  "CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N/E:A/AU:Y/R:U/V:C/RE:H/U:Red";
+const PAN_OS_V4 = "CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N/E:A/AU:Y/R:U/V:C/RE:H/U:Red";
 const PAN_OS_V31 = "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H";
 // CVE-2021-44228 (Log4Shell).
 const LOG4SHELL_V31 = "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:C/C:H/I:H/A:H";
@@ -173,9 +170,7 @@ describe("decodeCvssVector, CVSS v3.x", () => {
   });
 
   it("decodes temporal and environmental metrics", () => {
-    const decoded = decodeCvssVector(
-      "CVSS:3.1/AV:P/AC:L/PR:H/UI:N/S:U/C:H/I:H/A:H/E:F/RL:T/RC:R/CR:M/IR:X/AR:L/MAV:L/MAC:H/MPR:N/MUI:R/MS:C/MC:N/MI:L/MA:X",
-    );
+    const decoded = decodeCvssVector("CVSS:3.1/AV:P/AC:L/PR:H/UI:N/S:U/C:H/I:H/A:H/E:F/RL:T/RC:R/CR:M/IR:X/AR:L/MAV:L/MAC:H/MPR:N/MUI:R/MS:C/MC:N/MI:L/MA:X");
     expect(words(decoded).slice(8)).toEqual([
       "temporal E:F Exploit Code Maturity = Functional",
       "temporal RL:T Remediation Level = Temporary Fix",
@@ -245,9 +240,7 @@ describe("decodeCvssVector, CVSS v2.0", () => {
   });
 
   it("decodes temporal and environmental metrics", () => {
-    const decoded = decodeCvssVector(
-      "(AV:L/AC:H/Au:M/C:N/I:P/A:N/E:POC/RL:OF/RC:UR/CDP:LM/TD:H/CR:M/IR:L/AR:ND)",
-    );
+    const decoded = decodeCvssVector("(AV:L/AC:H/Au:M/C:N/I:P/A:N/E:POC/RL:OF/RC:UR/CDP:LM/TD:H/CR:M/IR:L/AR:ND)");
     expect(words(decoded)).toEqual([
       "base AV:L Access Vector = Local",
       "base AC:H Access Complexity = High",
@@ -264,9 +257,7 @@ describe("decodeCvssVector, CVSS v2.0", () => {
       "environmental IR:L Integrity Requirement = Low",
       "environmental AR:ND Availability Requirement = Not Defined",
     ]);
-    expect(meaningOf(decodeCvssVector(`AV:A/AC:L/Au:S/C:P/I:P/A:P/E:U/RL:TF/RC:UC/CDP:MH`), "AV")).toBe(
-      "Adjacent Network",
-    );
+    expect(meaningOf(decodeCvssVector(`AV:A/AC:L/Au:S/C:P/I:P/A:P/E:U/RL:TF/RC:UC/CDP:MH`), "AV")).toBe("Adjacent Network");
     expect(meaningOf(decodeCvssVector(`${V2_VECTOR}/E:F/RL:W/RC:C/CDP:MH`), "CDP")).toBe("Medium-High");
   });
 

@@ -33,6 +33,9 @@ describe("databaseTarget", () => {
   });
 
   it("chooses the SQLite file otherwise", () => {
-    expect(databaseTarget({ DATABASE_PATH: "/srv/radar.sqlite", DATABASE_URL: undefined, DATABASE_POOL_SIZE: 10 })).toEqual({ kind: "sqlite", path: "/srv/radar.sqlite" });
+    expect(databaseTarget({ DATABASE_PATH: "/srv/radar.sqlite", DATABASE_URL: undefined, DATABASE_POOL_SIZE: 10 })).toEqual({
+      kind: "sqlite",
+      path: "/srv/radar.sqlite",
+    });
   });
 });

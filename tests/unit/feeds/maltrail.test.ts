@@ -30,9 +30,7 @@ describe("maltrail trail files", () => {
       "bad-[0-9]+.example.com",
       "",
     ].join("\n");
-    const { records, rejected } = await collect(
-      parseMaltrailFile([text], { category: "malware", name: "emotet", path: "emotet.txt" }),
-    );
+    const { records, rejected } = await collect(parseMaltrailFile([text], { category: "malware", name: "emotet", path: "emotet.txt" }));
     expect(records.map((r) => [r.indicator.type, r.indicator.value, r.port, r.reference])).toEqual([
       ["ipv4", "192.0.2.10", 443, "https://example.com/report-1"],
       ["domain", "evil.example.com", null, "https://example.com/report-1"],

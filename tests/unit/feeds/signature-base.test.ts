@@ -48,17 +48,13 @@ describe("signature-base IOC lists (real snapshot)", () => {
       reference: null,
     });
     // Upper-case hashes in the file are lower-cased.
-    expect(records.find((r) => r.rawValue.startsWith("EE04B324"))?.indicator.value).toBe(
-      "ee04b324f7e25b59d3412232a79d1878632d6817c3bb49500b214bf19afa4e2c",
-    );
+    expect(records.find((r) => r.rawValue.startsWith("EE04B324"))?.indicator.value).toBe("ee04b324f7e25b59d3412232a79d1878632d6817c3bb49500b214bf19afa4e2c");
   });
 
   it("rejects a value of the wrong kind and ignores commented-out entries", async () => {
     const text = "# 563d1512178cec1f6a73c98d565c98fa;Cygwin nc.exe example\n\nevil.example.com;Test\n";
     const { records, rejected } = await collect(parseSignatureBaseHashes([text]));
     expect(records).toEqual([]);
-    expect(rejected).toEqual([
-      { location: "line 3", reason: 'expected md5 or sha1 or sha256 or sha512, got domain "evil.example.com"' },
-    ]);
+    expect(rejected).toEqual([{ location: "line 3", reason: 'expected md5 or sha1 or sha256 or sha512, got domain "evil.example.com"' }]);
   });
 });

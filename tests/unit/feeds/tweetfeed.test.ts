@@ -22,9 +22,7 @@ describe("TweetFeed CSV (real snapshots)", () => {
     });
     // The ten rejected rows are junk in the feed itself: truncated IPv6
     // addresses, clock times posted as IPs, a template and file names.
-    expect(rejected.map((r) => r.location)).toEqual(
-      [192, 302, 351, 990, 1019, 1584, 2012, 13844, 28606, 41373].map((n) => `line ${n}`),
-    );
+    expect(rejected.map((r) => r.location)).toEqual([192, 302, 351, 990, 1019, 1584, 2012, 13844, 28606, 41373].map((n) => `line ${n}`));
     expect(rejected[0]?.reason).toBe('not a valid indicator: "2607:f1c0:100f:f0"');
     expect(rejected[2]?.reason).toBe('not a valid indicator: "07:01:24"');
   }, 60_000);
@@ -80,7 +78,7 @@ describe("TweetFeed CSV (real snapshots)", () => {
       "2026-08-22 03:45:03,someone,domain,scr33nc0nn3ctz00m.com,,https://x.com/someone/status/1",
       "2026-08-22 03:45:03,someone,asn,AS13335,,https://x.com/someone/status/2",
       "2026-08-22 03:45:03,someone,domain",
-      "2026-08-22 03:45:03,someone,url,\"http://unterminated.example.com,,https://x.com/someone/status/3",
+      '2026-08-22 03:45:03,someone,url,"http://unterminated.example.com,,https://x.com/someone/status/3',
       "2026-08-22 03:45:03,someone,domain,readme.txt,#CVE-2024-3400,https://x.com/someone/status/4",
       "2026-08-22 03:45:03,someone,url,http://exploit.example.com/x,#CVE-2024-3400 #paloalto,https://x.com/someone/status/5",
     ].join("\n");
@@ -100,9 +98,7 @@ describe("TweetFeed CSV (real snapshots)", () => {
 
 describe("MISP feed (TweetFeed's MISP export, real snapshot)", () => {
   it("reads every indicator attribute of the 365 events", async () => {
-    const { records, rejected } = await collect(
-      parseMispFeedTar(open(tweetfeed("tweetfeed_misp_feed.tar.gz")), { source: "tweetfeed-misp" }),
-    );
+    const { records, rejected } = await collect(parseMispFeedTar(open(tweetfeed("tweetfeed_misp_feed.tar.gz")), { source: "tweetfeed-misp" }));
     // 110,682 attributes (url 53,656, domain 42,257, ip-dst 9,614, sha256 2,673, md5 2,482), counted with
     // python json over the extracted misp/*.json; six are junk (glued-together domains, Japanese file names).
     expect(records.length + rejected.length).toBe(110_682);
@@ -220,7 +216,15 @@ describe("STIX 2.1 bundles (TweetFeed, real snapshots)", () => {
       type: "bundle",
       id: "bundle--1",
       objects: [
-        { type: "indicator", id: "indicator--1", pattern_type: "stix", pattern: "[domain-name:value = 'ok.example.com']", valid_from: "2026-01-01T00:00:00Z", confidence: 85, labels: ["CVE-2021-44228"] },
+        {
+          type: "indicator",
+          id: "indicator--1",
+          pattern_type: "stix",
+          pattern: "[domain-name:value = 'ok.example.com']",
+          valid_from: "2026-01-01T00:00:00Z",
+          confidence: 85,
+          labels: ["CVE-2021-44228"],
+        },
         { type: "indicator", id: "indicator--2", pattern_type: "sigma", pattern: "title: x" },
         { type: "indicator", id: "indicator--3", pattern: "[x509-certificate:serial_number = '01']" },
         { type: "indicator", id: "indicator--4", pattern: "[ipv4-addr:value = '999.0.0.1']" },
@@ -230,7 +234,12 @@ describe("STIX 2.1 bundles (TweetFeed, real snapshots)", () => {
     };
     const { records, rejected } = await collect(parseStixBundle([JSON.stringify(bundle)]));
     expect(records).toHaveLength(1);
-    expect(records[0]).toMatchObject({ indicator: { type: "domain", value: "ok.example.com" }, confidence: 85, cves: ["CVE-2021-44228"], firstSeen: "2026-01-01T00:00:00.000Z" });
+    expect(records[0]).toMatchObject({
+      indicator: { type: "domain", value: "ok.example.com" },
+      confidence: 85,
+      cves: ["CVE-2021-44228"],
+      firstSeen: "2026-01-01T00:00:00.000Z",
+    });
     expect(rejected).toEqual([
       { location: "objects[1] indicator--2", reason: 'pattern_type "sigma" is not stix' },
       { location: "objects[2] indicator--3", reason: 'unsupported object path "x509-certificate:serial_number"' },

@@ -73,7 +73,8 @@ function spell(random: () => number, indicator: Indicator, inProse: boolean): st
   const match = /^([a-z0-9]+):\/\/([^/]+)(\/.*)$/.exec(value);
   if (match === null) throw new Error(`bad test URL ${value}`);
   const [, scheme = "", authority = "", rest = ""] = match;
-  const word = scheme === "http" ? pickFrom(random, HTTP) : scheme === "https" ? `${pickFrom(random, HTTP)}s` : scheme === "ftp" && random() < 0.5 ? "fxp" : scheme;
+  const word =
+    scheme === "http" ? pickFrom(random, HTTP) : scheme === "https" ? `${pickFrom(random, HTTP)}s` : scheme === "ftp" && random() < 0.5 ? "fxp" : scheme;
   return `${word}${pickFrom(random, SEPARATORS)}${defangHost(random, authority, false)}${rest}`;
 }
 
@@ -91,7 +92,7 @@ describe("defanged spellings read back as the indicator", () => {
     for (let seed = 1; seed <= ROUNDS; seed += 1) {
       const random = generator(seed * 7919);
       const spelling = spell(random, indicator, true);
-      const text = `${pickFrom(random, ["Seen:", "IOC", "- ", "(", "\""])}${pickFrom(random, [" ", "\t", "\u00a0"])}${spelling}${pickFrom(random, [".", ",", ";", ")", "\"", "!", ""])} ${pickFrom(random, ["and more.", "\nnext line", ""])}`;
+      const text = `${pickFrom(random, ["Seen:", "IOC", "- ", "(", '"'])}${pickFrom(random, [" ", "\t", "\u00a0"])}${spelling}${pickFrom(random, [".", ",", ";", ")", '"', "!", ""])} ${pickFrom(random, ["and more.", "\nnext line", ""])}`;
       expect(
         extractIndicators(text).map(({ type, value }) => ({ type, value })),
         `seed ${seed}: ${JSON.stringify(text)}`,

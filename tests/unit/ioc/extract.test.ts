@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { extractIndicators } from "../../../shared/ioc/normalize";
 
-const pick = (text: string, limit?: number) =>
-  extractIndicators(text, limit).map(({ type, value, original }) => ({ type, value, original }));
+const pick = (text: string, limit?: number) => extractIndicators(text, limit).map(({ type, value, original }) => ({ type, value, original }));
 
 describe("extractIndicators", () => {
   it("finds defanged indicators of every type in prose, in order of appearance", () => {
@@ -30,13 +29,7 @@ describe("extractIndicators", () => {
 
   it("splits lists separated by commas, semicolons, pipes and quotes", () => {
     const found = pick(`"192.0.2.1","192.0.2.2";192.0.2.3|192.0.2.4 'sha1:da39a3ee5e6b4b0d3255bfef95601890afd80709'`);
-    expect(found.map((f) => f.value)).toEqual([
-      "192.0.2.1",
-      "192.0.2.2",
-      "192.0.2.3",
-      "192.0.2.4",
-      "da39a3ee5e6b4b0d3255bfef95601890afd80709",
-    ]);
+    expect(found.map((f) => f.value)).toEqual(["192.0.2.1", "192.0.2.2", "192.0.2.3", "192.0.2.4", "da39a3ee5e6b4b0d3255bfef95601890afd80709"]);
   });
 
   it("strips sentence punctuation but keeps balanced parentheses in URLs", () => {

@@ -69,7 +69,20 @@ describe("normalizeIndicator: IP addresses", () => {
   });
 
   it("accepts exactly what ipaddr.js calls a four-part decimal address", () => {
-    const samples = ["0.0.0.0", "255.255.255.255", "192.0.2.1", "256.1.1.1", "01.2.3.4", "1.2.3", "1.2.3.4.5", "1.2.3.-4", " 1.2.3.4", "1..3.4", "0x1.2.3.4", "1.2.3.4 "];
+    const samples = [
+      "0.0.0.0",
+      "255.255.255.255",
+      "192.0.2.1",
+      "256.1.1.1",
+      "01.2.3.4",
+      "1.2.3",
+      "1.2.3.4.5",
+      "1.2.3.-4",
+      " 1.2.3.4",
+      "1..3.4",
+      "0x1.2.3.4",
+      "1.2.3.4 ",
+    ];
     for (const sample of samples) {
       expect(normalizeIPv4(sample) !== null, sample).toBe(ipaddr.IPv4.isValidFourPartDecimal(sample));
     }
@@ -176,10 +189,7 @@ describe("normalizeIndicator: URLs", () => {
     ["http://[2001:DB8::1]:8080/x", "http://[2001:db8::1]:8080/x"],
     ["http://192.0.2.5/", "http://192.0.2.5/"],
     // TweetFeed: a comma-separated njRAT config stays one URL with its path verbatim.
-    [
-      "https://pastebin.com/raw/jxx7yjgK,0.tcp.sa.ngrok.io:15440",
-      "https://pastebin.com/raw/jxx7yjgK,0.tcp.sa.ngrok.io:15440",
-    ],
+    ["https://pastebin.com/raw/jxx7yjgK,0.tcp.sa.ngrok.io:15440", "https://pastebin.com/raw/jxx7yjgK,0.tcp.sa.ngrok.io:15440"],
     // TweetFeed: http on port 443 is not the default port, so it is kept.
     ["http://t_an.wohowoho.com:443", "http://t_an.wohowoho.com:443/"],
     // Other network schemes are URLs too; a known default port is dropped.
@@ -192,7 +202,16 @@ describe("normalizeIndicator: URLs", () => {
   });
 
   it("refuses non-network schemes, hosts without a dot and numeric hosts", () => {
-    for (const value of ["javascript://alert(1)", "file:///etc/passwd", "javascript://evil.com/x", "c://evil.com/x", "http://intranet/x", "http://127.1/", "http://example.com:99999/", "http://exa mple.com/"]) {
+    for (const value of [
+      "javascript://alert(1)",
+      "file:///etc/passwd",
+      "javascript://evil.com/x",
+      "c://evil.com/x",
+      "http://intranet/x",
+      "http://127.1/",
+      "http://example.com:99999/",
+      "http://exa mple.com/",
+    ]) {
       expect(normalizeIndicator(value), value).toBeNull();
     }
   });
@@ -244,12 +263,9 @@ describe("normalizeIndicator: junk", () => {
     "1.2.3.4:70000",
     "N/A",
   ];
-  it.each(junk.map((value) => [value.length > 40 ? `${value.slice(0, 40)}… (${value.length} chars)` : value, value]))(
-    "%j -> null",
-    (_label, value) => {
-      expect(normalizeIndicator(value)).toBeNull();
-    },
-  );
+  it.each(junk.map((value) => [value.length > 40 ? `${value.slice(0, 40)}… (${value.length} chars)` : value, value]))("%j -> null", (_label, value) => {
+    expect(normalizeIndicator(value)).toBeNull();
+  });
 
   it("never throws on non-string input", () => {
     expect(normalizeIndicator(undefined as unknown as string)).toBeNull();
@@ -259,9 +275,7 @@ describe("normalizeIndicator: junk", () => {
 
 describe("helpers", () => {
   it("lists every indicator type", () => {
-    expect([...INDICATOR_TYPES].sort()).toEqual(
-      ["cidr", "domain", "email", "ip:port", "ipv4", "ipv6", "md5", "sha1", "sha256", "sha512", "url"].sort(),
-    );
+    expect([...INDICATOR_TYPES].sort()).toEqual(["cidr", "domain", "email", "ip:port", "ipv4", "ipv6", "md5", "sha1", "sha256", "sha512", "url"].sort());
   });
 
   it("registrableDomain works for domains, URLs and e-mail", () => {

@@ -33,7 +33,11 @@ describe("STIX 2.1 builder", () => {
     ["email", "a@evil.example", "[email-addr:value = 'a@evil.example']"],
     ["md5", "d41d8cd98f00b204e9800998ecf8427e", "[file:hashes.MD5 = 'd41d8cd98f00b204e9800998ecf8427e']"],
     ["sha256", "a".repeat(64), `[file:hashes.'SHA-256' = '${"a".repeat(64)}']`],
-    ["ip:port", "1.2.3.4:8080", "[network-traffic:dst_ref.type = 'ipv4-addr' AND network-traffic:dst_ref.value = '1.2.3.4' AND network-traffic:dst_port = 8080]"],
+    [
+      "ip:port",
+      "1.2.3.4:8080",
+      "[network-traffic:dst_ref.type = 'ipv4-addr' AND network-traffic:dst_ref.value = '1.2.3.4' AND network-traffic:dst_port = 8080]",
+    ],
   ])("patterns a %s", (type, value, pattern) => {
     expect(stixPattern(type, value)).toBe(pattern);
   });

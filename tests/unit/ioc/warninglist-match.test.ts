@@ -36,16 +36,12 @@ describe("warninglist matcher (hand-made lists)", () => {
     expect(matcher.match(indicator("EXAMPLE.com")).map((m) => m.list)).toEqual(["top", "domains-only"]);
     expect(matcher.match(indicator("https://example.com/x")).map((m) => m.list)).toEqual(["top"]);
     expect(matcher.match(indicator("www.example.com"))).toEqual([]);
-    expect(matcher.match(indicator("D41D8CD98F00B204E9800998ECF8427E"))).toEqual([
-      { list: "top", type: "string", entry: "d41d8cd98f00b204e9800998ecf8427e" },
-    ]);
+    expect(matcher.match(indicator("D41D8CD98F00B204E9800998ECF8427E"))).toEqual([{ list: "top", type: "string", entry: "d41d8cd98f00b204e9800998ecf8427e" }]);
   });
 
   it("matches host names and their subdomains, not look-alikes", () => {
     expect(matcher.match(indicator("phish.pages.dev"))).toEqual([{ list: "hosting", type: "hostname", entry: ".pages.dev" }]);
-    expect(matcher.match(indicator("https://a.b.example.org/login"))).toEqual([
-      { list: "hosting", type: "hostname", entry: "example.org." },
-    ]);
+    expect(matcher.match(indicator("https://a.b.example.org/login"))).toEqual([{ list: "hosting", type: "hostname", entry: "example.org." }]);
     expect(matcher.match(indicator("notexample.org"))).toEqual([]);
     // The list's matching attributes do not include e-mail addresses.
     expect(matcher.match(indicator("a@example.org"))).toEqual([]);
@@ -100,9 +96,7 @@ describe("warninglist matcher (real MISP warninglists)", () => {
 
   it("google.com and www.google.com hit the top-domain lists as each list's type declares", () => {
     // string lists match exact values; hostname lists (tranco10k) match subdomains too.
-    expect(listsOf("google.com")).toEqual(
-      expect.arrayContaining(["cisco_top10k", "cloudflare-top10k", "google", "majestic_million", "tranco10k"]),
-    );
+    expect(listsOf("google.com")).toEqual(expect.arrayContaining(["cisco_top10k", "cloudflare-top10k", "google", "majestic_million", "tranco10k"]));
     const www = matcher.match(indicator("www.google.com"));
     expect(www).toContainEqual({ list: "tranco10k", type: "hostname", entry: "google.com" });
     // "www.google.com" is itself listed in the cisco and google string lists, but not in majestic_million.

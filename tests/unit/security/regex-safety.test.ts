@@ -56,7 +56,10 @@ describe("regular expressions in the product's code", () => {
     const vulnerable = patterns
       .map((pattern) => ({ ...pattern, result: checkSync(pattern.source, pattern.flags, { timeout: 10_000 }) }))
       .filter(({ result }) => result.status !== "safe")
-      .map(({ where, source, result }) => `${where} /${source}/: ${result.status}${result.status === "vulnerable" ? ` (${result.complexity.summary}, attack ${JSON.stringify(result.attack.string.slice(0, 40))})` : ""}`);
+      .map(
+        ({ where, source, result }) =>
+          `${where} /${source}/: ${result.status}${result.status === "vulnerable" ? ` (${result.complexity.summary}, attack ${JSON.stringify(result.attack.string.slice(0, 40))})` : ""}`,
+      );
     expect(vulnerable).toEqual([]);
   }, 600_000);
 });

@@ -51,12 +51,23 @@ describe("chart spec", () => {
 
   it("draws series and pie slices in the design tokens' colours", () => {
     const tokenColor = (token: string) => `color-of(${token})`;
-    const bars = toEChartsOption({ ...spec(3), series: [{ name: "critical", data: [1, 2, 3], token: severityToken("CRITICAL") }] }, "#000", undefined, tokenColor) as {
+    const bars = toEChartsOption(
+      { ...spec(3), series: [{ name: "critical", data: [1, 2, 3], token: severityToken("CRITICAL") }] },
+      "#000",
+      undefined,
+      tokenColor,
+    ) as {
       series: Array<{ itemStyle?: { color: string } }>;
     };
     expect(bars.series[0]!.itemStyle).toEqual({ color: "color-of(--sev-critical)" });
     const pie = toEChartsOption(
-      { kind: "pie", categoryLabel: "Type", categories: ["ip:port", "md5"], categoryTokens: ["ip:port", "md5"].map(typeToken), series: [{ name: "n", data: [2, 1] }] },
+      {
+        kind: "pie",
+        categoryLabel: "Type",
+        categories: ["ip:port", "md5"],
+        categoryTokens: ["ip:port", "md5"].map(typeToken),
+        series: [{ name: "n", data: [2, 1] }],
+      },
       "#000",
       undefined,
       tokenColor,
@@ -66,7 +77,10 @@ describe("chart spec", () => {
 
   it("ranks horizontal bars top-down with every category label shown", () => {
     type Option = { yAxis: { type: string; inverse: boolean; axisLabel: { interval: number; overflow: string } }; legend: { show: boolean } };
-    const option = toEChartsOption({ kind: "hbar", categoryLabel: "Vendor", categories: ["a", "b"], series: [{ name: "CVEs", data: [2, 1] }] }, "#000") as Option;
+    const option = toEChartsOption(
+      { kind: "hbar", categoryLabel: "Vendor", categories: ["a", "b"], series: [{ name: "CVEs", data: [2, 1] }] },
+      "#000",
+    ) as Option;
     expect(option.yAxis).toMatchObject({ type: "category", inverse: true, axisLabel: { interval: 0, overflow: "truncate" } });
     expect(option.legend.show).toBe(false);
   });

@@ -20,9 +20,7 @@ describe("the development renderer", () => {
   it("builds the route table before the server starts: unknown middleware fails the start, not the first request", async () => {
     const vite = fakeVite([entry]);
     const pages: PageRoute[] = [{ ...home, middleware: ["missing"] }];
-    await expect(devRendererSource(vite, { loadPage: async () => null, pages })).rejects.toThrow(
-      'Route "/" names unknown middleware "missing"',
-    );
+    await expect(devRendererSource(vite, { loadPage: async () => null, pages })).rejects.toThrow('Route "/" names unknown middleware "missing"');
     expect(vite.ssrLoadModule).toHaveBeenCalledTimes(1);
   });
 

@@ -41,9 +41,7 @@ describe("loadEnv", () => {
 describe("toPublicConfig", () => {
   it("exposes only public values, never a secret", () => {
     const secret = "6Lc-SECRET-never-in-the-page-0123456789";
-    const config = toPublicConfig(
-      loadEnv({ RECAPTCHA_SITE_KEY: "6Lc_public_site_key_01", RECAPTCHA_SECRET_KEY: secret, GTM_IDS: "GTM-ABC123, GTM-XYZ789" }),
-    );
+    const config = toPublicConfig(loadEnv({ RECAPTCHA_SITE_KEY: "6Lc_public_site_key_01", RECAPTCHA_SECRET_KEY: secret, GTM_IDS: "GTM-ABC123, GTM-XYZ789" }));
     expect(JSON.stringify(config)).not.toContain(secret);
     expect(config.botCheckSiteKey).toBe("6Lc_public_site_key_01");
     expect(config.tagManagerIds).toEqual(["GTM-ABC123", "GTM-XYZ789"]);

@@ -93,7 +93,11 @@ describe("a page's loader is checked against the page by the typecheck", { timeo
     const overlay = {
       [LOADERS_WITHOUT_ONE]: edited(LOADERS, '  "ioc-detail": loadIocDetail,\n', ""),
       [LOADERS_WRONG_DATA]: edited(LOADERS, '"cve-detail": loadCveDetail,', '"cve-detail": loadCveList,'),
-      [LOADERS_UNKNOWN_PAGE]: edited(LOADERS, "  home: (_args, context) => loadHome(context),", "  home: (_args, context) => loadHome(context),\n  about: (_args, context) => loadHome(context),"),
+      [LOADERS_UNKNOWN_PAGE]: edited(
+        LOADERS,
+        "  home: (_args, context) => loadHome(context),",
+        "  home: (_args, context) => loadHome(context),\n  about: (_args, context) => loadHome(context),",
+      ),
       [READS_OWN_DATA]: readsPageData("CveDetailPageData"),
       [READS_OTHER_DATA]: readsPageData("CveListData"),
     };

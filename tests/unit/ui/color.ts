@@ -60,11 +60,9 @@ export function simulate(rgb: Rgb, vision: Vision): Rgb {
 
 function toLab(rgb: Rgb): Rgb {
   const [r, g, b] = rgb.map(toLinear) as Rgb;
-  const xyz = [
-    (0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047,
-    0.2126 * r + 0.7152 * g + 0.0722 * b,
-    (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883,
-  ].map((t) => (t > 216 / 24389 ? Math.cbrt(t) : (24389 / 27 * t + 16) / 116)) as Rgb;
+  const xyz = [(0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047, 0.2126 * r + 0.7152 * g + 0.0722 * b, (0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883].map(
+    (t) => (t > 216 / 24389 ? Math.cbrt(t) : ((24389 / 27) * t + 16) / 116),
+  ) as Rgb;
   return [116 * xyz[1] - 16, 500 * (xyz[0] - xyz[1]), 200 * (xyz[1] - xyz[2])];
 }
 

@@ -54,8 +54,26 @@ describe("CVE JSON 5 parser", () => {
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.record.metrics).toEqual([
-      { source: "cna", version: "3.1", score: 7.5, severity: "HIGH", vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N", nvdType: null, computedScore: 7.5, computedSeverity: "HIGH" },
-      { source: "cna", version: "2.0", score: 5, severity: "MEDIUM", vector: "AV:N/AC:L/Au:N/C:P/I:N/A:N", nvdType: null, computedScore: 5, computedSeverity: "MEDIUM" },
+      {
+        source: "cna",
+        version: "3.1",
+        score: 7.5,
+        severity: "HIGH",
+        vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N",
+        nvdType: null,
+        computedScore: 7.5,
+        computedSeverity: "HIGH",
+      },
+      {
+        source: "cna",
+        version: "2.0",
+        score: 5,
+        severity: "MEDIUM",
+        vector: "AV:N/AC:L/Au:N/C:P/I:N/A:N",
+        nvdType: null,
+        computedScore: 5,
+        computedSeverity: "MEDIUM",
+      },
     ]);
     expect(result.record.weaknesses).toEqual([{ source: "cna", cweId: "CWE-79", description: "CWE-79 Cross-site Scripting" }]);
     expect(result.record.references).toEqual([{ url: "https://example.test/a", name: null, tags: ["exploit", "patch"], source: "cna" }]);
@@ -108,7 +126,10 @@ describe("KEV parser", () => {
   it("reads the CSV form, splitting the comma-joined CWEs", async () => {
     const csv = `${header}CVE-2024-3400,Palo Alto Networks,PAN-OS,"Name",2024-04-12,"Desc","Act",2024-04-19,Known,"","CWE-20, CWE-77"\n`;
     const [result] = await collect(parseKev(text(csv), "kev.csv"));
-    expect(result).toMatchObject({ ok: true, record: { cveId: "CVE-2024-3400", cwes: ["CWE-20", "CWE-77"], notes: null, knownRansomwareCampaignUse: "Known" } });
+    expect(result).toMatchObject({
+      ok: true,
+      record: { cveId: "CVE-2024-3400", cwes: ["CWE-20", "CWE-77"], notes: null, knownRansomwareCampaignUse: "Known" },
+    });
   });
 
   it("rejects a file that is not a KEV catalogue", async () => {
