@@ -4,7 +4,7 @@ import { cveListParamsSchema } from "../../shared/cve/list-params";
 import { blocklistParamsSchema, iocListParamsSchema } from "../../shared/ioc-radar/list-params";
 import { LOOKUP_MAX_BYTES, LOOKUP_MAX_INDICATORS } from "../../shared/ioc-radar/lookup-types";
 import { CVE_EXPORT_MAX_ROWS, CVE_FEED_MAX_ENTRIES } from "./cves";
-import { IOC_BLOCKLIST_MAX_ROWS, IOC_EXPORT_MAX_ROWS, IOC_FEED_MAX_ENTRIES } from "./iocs";
+import { IOC_BLOCKLIST_MAX_ROWS, IOC_EXPORT_MAX_ROWS, IOC_FEED_MAX_ENTRIES } from "./ioc-exports";
 import { SUGGEST_LIMIT, suggestSchema } from "./suggest";
 
 function queryParameters(schema: z.ZodObject) {
