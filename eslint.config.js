@@ -15,7 +15,7 @@ import globals from "globals";
 const HTTP = [
   "./server/api",
   "./server/http",
-  "./server/pages",
+  "./server/loaders",
   "./server/ssr",
   "./server/syndication",
   "./server/app.ts",

@@ -9,7 +9,7 @@ import { migrateToLatest } from "../server/db/migrate";
 import { openWebDatabase } from "../server/db/open-web-database";
 import { databaseTarget, describeTarget, openDatabase } from "../server/db/target";
 import { createExtractPool } from "../server/ioc/extract-pool";
-import { loadPageOnServer, rootLoaderOnServer } from "../server/pages/loaders";
+import { loadPageOnServer, rootLoaderOnServer } from "../server/loaders/page-loaders";
 import { readBuildInfo, readClientAssets } from "../server/ssr/assets";
 import { loadBuiltRenderer } from "../server/ssr/load-renderer";
 import { pageRoutes } from "../shared/routes/page-routes";

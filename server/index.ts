@@ -17,7 +17,7 @@ import { recordCrashedImport } from "./pipeline/run";
 import { runsImports, servesSite } from "./runtime/role";
 import { childProcessRunner } from "./pipeline/runner";
 import { startScheduler } from "./pipeline/scheduler";
-import { loadPageOnServer, rootLoaderOnServer } from "./pages/loaders";
+import { loadPageOnServer, rootLoaderOnServer } from "./loaders/page-loaders";
 import { devClientAssets, readBuildInfo, readClientAssets } from "./ssr/assets";
 import { devRendererSource, loadBuiltRenderer } from "./ssr/load-renderer";
 import { pageRoutes } from "../shared/routes/page-routes";

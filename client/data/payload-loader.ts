@@ -1,7 +1,7 @@
 import { FetchError, type $Fetch } from "ofetch";
 import { redirect } from "react-router";
 import { PAYLOAD_FILE } from "../../shared/constants";
-import { throwStatus } from "../../shared/routes/errors";
+import { throwStatus } from "../../shared/routes/route-errors";
 import type { PagePayload } from "../../shared/routes/payload";
 import type { PageLoader } from "../../shared/routes/types";
 

@@ -1,6 +1,6 @@
 import type { RequestHandler } from "express";
 import { sendCachedDocument } from "../ssr/page-cache";
-import { lookUpCached, type ResponseCache } from "./pages";
+import { lookUpCached, type ResponseCache } from "./page-documents";
 import { PAYLOAD_SUFFIX } from "./payload";
 
 /**

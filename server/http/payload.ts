@@ -8,7 +8,7 @@ import type { SsrRenderer } from "../ssr/entry";
 import { sendCachedDocument } from "../ssr/page-cache";
 import { settleRouteErrors, INTERNAL_ERROR_MESSAGE } from "./error-responses";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
-import { lookUpCached, type ResponseCache } from "./pages";
+import { lookUpCached, type ResponseCache } from "./page-documents";
 import type { RequestContext } from "./request-context";
 import { clientLeft, isClientGone } from "../runtime/request-scope";
 import { RETRY_AFTER_SECONDS } from "./shed";

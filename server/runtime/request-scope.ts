@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 /**
  * What code deep inside a request (a database read) may need to know about it.
  * Kept out of server/http so that the store and services can ask without
- * depending on the HTTP layer; server/http/request-scope.ts opens the scope.
+ * depending on the HTTP layer; server/http/request-scope-middleware.ts opens the scope.
  */
 export interface RequestScope {
   /** Aborted when the client went away before the response was complete. */

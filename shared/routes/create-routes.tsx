@@ -1,7 +1,7 @@
 import type { LoaderFunction, LoaderFunctionArgs, RouteObject } from "react-router";
 import { ErrorScreen } from "../ui/error/ErrorScreen";
 import { Layout } from "../ui/layout/Layout";
-import { throwNotFound } from "./errors";
+import { throwNotFound } from "./route-errors";
 import { routeMiddleware as defaultMiddleware } from "./middleware";
 import type { PageLoader, PageModule, PageRoute, RouteMiddleware } from "./types";
 

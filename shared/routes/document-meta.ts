@@ -1,5 +1,5 @@
 import type { Params } from "react-router";
-import { describeError } from "../errors";
+import { describeError } from "../error-catalogue";
 import type { PageMeta, PageModule } from "./types";
 
 interface MetaMatch {

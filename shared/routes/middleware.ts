@@ -1,5 +1,5 @@
 import { redirect } from "react-router";
-import { throwNotFound } from "./errors";
+import { throwNotFound } from "./route-errors";
 import type { RouteMiddleware } from "./types";
 import { parseCveId } from "../cve/cve-id";
 

@@ -13,7 +13,7 @@ import { databaseTarget, openDatabase } from "../../server/db/target";
 import type { WebDatabase } from "../../server/db/web-database";
 import { createExtractPool } from "../../server/ioc/extract-pool";
 import { openImportStore, openSqliteImportStore, type ImportStore } from "../../server/pipeline/engine/store";
-import { loadPageOnServer, rootLoaderOnServer } from "../../server/pages/loaders";
+import { loadPageOnServer, rootLoaderOnServer } from "../../server/loaders/page-loaders";
 import { readBuildInfo, readClientAssets } from "../../server/ssr/assets";
 import { createSsrRenderer } from "../../server/ssr/entry";
 import type { PageCache } from "../../server/ssr/page-cache";

@@ -1,5 +1,5 @@
 import { isRouteErrorResponse, useRouteError } from "react-router";
-import { describeError } from "../../errors";
+import { describeError } from "../../error-catalogue";
 import { useBoot } from "../boot/boot-context";
 import { Logo } from "../layout/Logo";
 

@@ -13,7 +13,7 @@ import { createApp } from "../../../server/app";
 import { loadEnv } from "../../../server/config/env";
 import { openSqliteDatabase, type DatabaseHandle } from "../../../server/db/connection";
 import { migrateToLatest } from "../../../server/db/migrate";
-import { loadPageOnServer, rootLoaderOnServer } from "../../../server/pages/loaders";
+import { loadPageOnServer, rootLoaderOnServer } from "../../../server/loaders/page-loaders";
 import { readBuildInfo, readClientAssets } from "../../../server/ssr/assets";
 import { createSsrRenderer } from "../../../server/ssr/entry";
 import { pageRoutes } from "../../../shared/routes/page-routes";

@@ -11,7 +11,7 @@ import { PROJECT_ROOT } from "../../helpers/paths";
  * the errors it reports are what this file asserts.
  */
 
-const LOADERS = "server/pages/loaders.ts";
+const LOADERS = "server/loaders/page-loaders.ts";
 const PAGE_ROUTES = "shared/routes/page-routes.ts";
 const HOME_PAGE = "shared/pages/home/page.ts";
 
@@ -22,9 +22,9 @@ const HOME_PAGE = "shared/pages/home/page.ts";
  * file twice, so these all share one program and the edits of shared files
  * get a program each.
  */
-const LOADERS_WITHOUT_ONE = "server/pages/loaders.without-one.fixture.ts";
-const LOADERS_WRONG_DATA = "server/pages/loaders.wrong-data.fixture.ts";
-const LOADERS_UNKNOWN_PAGE = "server/pages/loaders.unknown-page.fixture.ts";
+const LOADERS_WITHOUT_ONE = "server/loaders/page-loaders.without-one.fixture.ts";
+const LOADERS_WRONG_DATA = "server/loaders/page-loaders.wrong-data.fixture.ts";
+const LOADERS_UNKNOWN_PAGE = "server/loaders/page-loaders.unknown-page.fixture.ts";
 const READS_OWN_DATA = "tests/unit/shell/reads-own-data.fixture.ts";
 const READS_OTHER_DATA = "tests/unit/shell/reads-other-data.fixture.ts";
 

@@ -4,7 +4,7 @@ import { createRoutes } from "../../../shared/routes/create-routes";
 import { documentMeta } from "../../../shared/routes/document-meta";
 import { pageRoutes } from "../../../shared/routes/page-routes";
 import { payloadUrl } from "../../../client/data/payload-loader";
-import { describeError } from "../../../shared/errors";
+import { describeError } from "../../../shared/error-catalogue";
 import { parseCveId } from "../../../shared/cve/cve-id";
 import { PROJECT_ROOT } from "../../helpers/paths";
 

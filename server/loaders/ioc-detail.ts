@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "react-router";
 import { parseIndicator } from "../../shared/ioc/detect";
 import type { IocDetailData } from "../../shared/ioc-radar/detail-types";
-import { throwNotFound } from "../../shared/routes/errors";
+import { throwNotFound } from "../../shared/routes/route-errors";
 import type { RequestContext } from "../http/request-context";
 
 /** Runs after the canonical-ioc middleware, so `params.ioc` is a canonical value; an unseen one still gets its page. */

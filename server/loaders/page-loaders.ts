@@ -1,7 +1,7 @@
 import type { data, LoaderFunctionArgs } from "react-router";
 import { pageRoutes, type PageId, type ProductPage } from "../../shared/routes/page-routes";
 import type { PageData, PageRoute } from "../../shared/routes/types";
-import { throwNotFound, throwStatus } from "../../shared/routes/errors";
+import { throwNotFound, throwStatus } from "../../shared/routes/route-errors";
 import type { RequestContext } from "../http/request-context";
 import { loadCveDetail } from "./cve-detail";
 import { loadCveList } from "./cve-list";

@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { pageNotFoundMessage } from "../errors";
+import { pageNotFoundMessage } from "../error-catalogue";
 
 export interface RouteErrorBody {
   message: string;
