@@ -12,7 +12,7 @@ import { loadPipelineConfig } from "../server/pipeline/config";
 import { openSqliteImportStore } from "../server/pipeline/engine/store";
 import { openFeedFile } from "../server/feeds/toolkit/file";
 import { DEFAULT_READ_LIMITS, type FeedFile, type ReadContext } from "../server/pipeline/run";
-import { getSource, SOURCES } from "../server/pipeline/sources";
+import { getSource, SOURCES } from "../server/pipeline/source-catalogue";
 import { resolveLocations, syncSources } from "../server/pipeline/sync";
 
 const USAGE = `Usage: npm run bench:import -- [--mirror DIR] [--source NAME]... [--db PATH]

@@ -7,7 +7,7 @@ import { loadPipelineConfig } from "../server/pipeline/config";
 import { openFeedFile } from "../server/feeds/toolkit/file";
 import { reasonKind } from "../server/feeds/toolkit/result";
 import { DEFAULT_READ_LIMITS, type FeedFile, type ReadContext } from "../server/pipeline/run";
-import { getSource, SOURCES } from "../server/pipeline/sources";
+import { getSource, SOURCES } from "../server/pipeline/source-catalogue";
 import { resolveLocations } from "../server/pipeline/sync";
 
 const USAGE = `Usage: npm run bench:parse -- [--mirror DIR] [--source NAME]... [--repeat N]

@@ -12,7 +12,7 @@ import { createHttpClient } from "../shared/http/http-client";
 import { executeBotCheck, registerBotCheck } from "./runtime/bot-check";
 import { watchForNewBuild } from "./runtime/build-watch";
 import { reloadOnceOnChunkFailure } from "./runtime/chunk-reload";
-import { syncDocumentMeta } from "./runtime/document-meta";
+import { syncDocumentMeta } from "./runtime/apply-document-meta";
 import { readHydrationData } from "./runtime/hydration-data";
 import { installNavigationGuard } from "./runtime/navigation-guard";
 import { injectTagManager } from "./runtime/tag-manager";

@@ -25,7 +25,7 @@ import { apiNotFound, errorHandler } from "./http/error-responses";
 import { healthRoutes } from "./http/health";
 import { createMetrics } from "./metrics/metrics";
 import { pageHandler } from "./http/page-documents";
-import { payloadHandler } from "./http/payload";
+import { payloadHandler } from "./http/payload-handler";
 import { apiRateLimit, pageRateLimit, type RateLimitStores } from "./http/rate-limit";
 import type { RequestContext } from "./http/request-context";
 import { requestScope } from "./http/request-scope-middleware";

@@ -2,7 +2,7 @@ import { FetchError, type $Fetch } from "ofetch";
 import { redirect } from "react-router";
 import { PAYLOAD_FILE } from "../../shared/constants";
 import { throwStatus } from "../../shared/routes/route-errors";
-import type { PagePayload } from "../../shared/routes/payload";
+import type { PagePayload } from "../../shared/routes/page-payload";
 import type { PageLoader } from "../../shared/routes/types";
 
 /** `/<page path>/_payload.json?<buildId>&<page query>`: the build id comes first, as the shell spec has it. */

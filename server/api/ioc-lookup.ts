@@ -4,7 +4,7 @@ import { LOOKUP_MAX_BYTES, LOOKUP_MAX_INDICATORS } from "../../shared/ioc-radar/
 import { apiRateLimit } from "../http/rate-limit";
 import { TooManyIndicatorsError } from "../ioc/lookup";
 import type { IocService } from "../ioc/service";
-import { verifyBotCheck, type BotCheckConfig } from "../security/bot-check";
+import { verifyBotCheck, type BotCheckConfig } from "../security/bot-check-verification";
 import { sendBadRequest } from "./validation";
 
 export const BOT_CHECK_ACTION = "bulk_lookup";

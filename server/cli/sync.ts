@@ -8,7 +8,7 @@ import { ImportBusyError } from "../pipeline/engine/lock";
 import { databaseTarget, describeTarget } from "../db/target";
 import { openImportStore } from "../pipeline/engine/store";
 import type { ImportOutcome } from "../pipeline/run";
-import { SOURCES } from "../pipeline/sources";
+import { SOURCES } from "../pipeline/source-catalogue";
 import { syncSources } from "../pipeline/sync";
 import { createProgressDisplay } from "./progress";
 import { startCli } from "./start";

@@ -1,7 +1,7 @@
 import type { RequestHandler } from "express";
 import { sendCachedDocument } from "../ssr/page-cache";
 import { lookUpCached, type ResponseCache } from "./page-documents";
-import { PAYLOAD_SUFFIX } from "./payload";
+import { PAYLOAD_SUFFIX } from "./payload-handler";
 
 /**
  * Serves a page or payload that is already in the cache of rendered

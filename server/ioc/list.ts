@@ -56,7 +56,7 @@ export type IndicatorRow = Pick<
 
 /** What a list row, the score and the exports need of each sighting. */
 export interface RowSighting extends ScoreSighting {
-  /** Which of a feed's statements about the value this is (server/pipeline/importers/indicators.ts). */
+  /** Which of a feed's statements about the value this is (server/pipeline/importers/indicators-import.ts). */
   variant: number;
   tags: string | null;
   delistedAt: string | null;

@@ -5,7 +5,7 @@ import type { IocDetailData } from "../../shared/ioc-radar/detail-types";
 import { IOC_PAGE_SIZE_DEFAULT, iocListSearch, type IocListParams } from "../../shared/ioc-radar/list-params";
 import type { IocChartStats, IocFacets, IocListPage } from "../../shared/ioc-radar/list-types";
 import { LOOKUP_MAX_INDICATORS, type LookupResponse } from "../../shared/ioc-radar/lookup-types";
-import type { SourceStatus } from "../../shared/types/sources";
+import type { SourceStatus } from "../../shared/types/source-status";
 import { dialectOf } from "../db/dialect";
 import { chooseScan, type Scan } from "../db/scan";
 import type { Database } from "../db/schema";

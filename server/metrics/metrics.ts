@@ -5,7 +5,7 @@ import type { Database } from "../db/schema";
 import { mayReadMetrics, type MetricsAccess } from "./access";
 import { queryTimer } from "./query-timer";
 import { routeLabeller } from "./route-label";
-import { registerSourceMetrics } from "./sources";
+import { registerSourceMetrics } from "./source-metrics";
 
 export interface Metrics {
   registry: Registry;

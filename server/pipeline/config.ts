@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { isUrl } from "./download";
 import { DEFAULT_READ_LIMITS } from "./run";
-import { envKey, SOURCES, type SourceName } from "./sources";
+import { envKey, SOURCES, type SourceName } from "./source-catalogue";
 
 export interface SourceConfig {
   enabled: boolean;

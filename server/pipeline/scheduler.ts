@@ -6,7 +6,7 @@ import { failureDetail, failureMessage } from "./engine/failure";
 import { ImportBusyError } from "./engine/lock";
 import { locationKey, type ImportOutcome } from "./run";
 import type { ImportRunner } from "./runner";
-import { SOURCES, type SourceName } from "./sources";
+import { SOURCES, type SourceName } from "./source-catalogue";
 import { resolveLocations } from "./sync";
 
 export interface SchedulerOptions {

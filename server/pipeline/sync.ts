@@ -6,7 +6,7 @@ import { emptyCounts } from "./engine/importer";
 import { acquireImportLock } from "./engine/lock";
 import type { ImportStore } from "./engine/store";
 import { runImport, type ImportOutcome, type ImportProgress } from "./run";
-import { getSource, type SourceDefinition } from "./sources";
+import { getSource, type SourceDefinition } from "./source-catalogue";
 
 export interface SyncOptions {
   store: ImportStore;

@@ -1,9 +1,9 @@
 import type { Kysely } from "kysely";
-import type { SourceStatus } from "../../shared/types/sources";
+import type { SourceStatus } from "../../shared/types/source-status";
 import type { Database } from "../db/schema";
 import type { PipelineConfig } from "../pipeline/config";
 import type { FailureDetail } from "../pipeline/engine/failure";
-import { SOURCES } from "../pipeline/sources";
+import { SOURCES } from "../pipeline/source-catalogue";
 
 const HOUR_MS = 3_600_000;
 

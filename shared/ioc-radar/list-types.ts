@@ -1,4 +1,4 @@
-import type { SourceStatus } from "../types/sources";
+import type { SourceStatus } from "../types/source-status";
 import type { ParamProblem } from "../query/params";
 import type { IocScore } from "../scoring/ioc-score";
 import type { IocListParams, IocSortKey } from "./list-params";

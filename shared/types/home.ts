@@ -1,5 +1,5 @@
 import type { CveChartStats, CveListRow } from "../cve/list-types";
-import type { SourceStatus } from "./sources";
+import type { SourceStatus } from "./source-status";
 
 export interface HomeData {
   /** The server's clock for the figures; relative windows count back from it. */

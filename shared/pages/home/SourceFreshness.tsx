@@ -1,4 +1,4 @@
-import type { SourceStatus } from "../../types/sources";
+import type { SourceStatus } from "../../types/source-status";
 import { sourceVerdict, staleOrFailing } from "../../ui/common/source-verdict";
 import { formatCount, formatDay } from "../../util/format";
 

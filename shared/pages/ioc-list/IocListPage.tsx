@@ -1,7 +1,7 @@
 import { Link } from "react-router";
 import { iocListSearch } from "../../ioc-radar/list-vocabulary";
 import { usePageData } from "../../routes/page-data";
-import type { SourceStatus } from "../../types/sources";
+import type { SourceStatus } from "../../types/source-status";
 import { sourceVerdict, staleOrFailing } from "../../ui/common/source-verdict";
 import { Chart } from "../../ui/charts/Chart";
 import { Pagination, PastTheEnd } from "../../ui/common/Pagination";

@@ -1,4 +1,4 @@
-import type { SourceStatus } from "../../types/sources";
+import type { SourceStatus } from "../../types/source-status";
 
 export type SourceTone = "ok" | "warn" | "bad" | "idle";
 

@@ -8,7 +8,7 @@ import { tarFiles } from "../../../server/feeds/toolkit/archive";
 import { parseMaltrailTar } from "../../../server/feeds/ioc/maltrail";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import type { ImportOutcome } from "../../../server/pipeline/run";
-import { getSource, SOURCE_NAMES, type SourceName } from "../../../server/pipeline/sources";
+import { getSource, SOURCE_NAMES, type SourceName } from "../../../server/pipeline/source-catalogue";
 import { syncSource } from "../../../server/pipeline/sync";
 import {
   createTestDatabase,
@@ -138,7 +138,7 @@ describe("downloads over HTTP", () => {
 
 /**
  * Every source that has a snapshot, served at its publisher's own path (the
- * path of its default URL in server/pipeline/sources.ts) and synced through
+ * path of its default URL in server/pipeline/source-catalogue.ts) and synced through
  * the real HTTP code path in the order a full sync runs. Where the publisher
  * serves another packaging than the snapshot's, the real snapshot content is
  * repackaged at test time: GitHub repository tarballs for cvelistV5 (CVE

@@ -12,7 +12,7 @@ import { loadPipelineConfig, type PipelineConfig } from "../../../server/pipelin
 import { recordCrashedImport } from "../../../server/pipeline/run";
 import { childProcessRunner } from "../../../server/pipeline/runner";
 import { startScheduler } from "../../../server/pipeline/scheduler";
-import { SOURCES } from "../../../server/pipeline/sources";
+import { SOURCES } from "../../../server/pipeline/source-catalogue";
 import { syncSource } from "../../../server/pipeline/sync";
 import { createTestDatabase, recordingLogger, snapshot, type TestDatabase } from "../../helpers/feed-server";
 

@@ -5,7 +5,7 @@ import { ImportBusyError } from "../../../server/pipeline/engine/lock";
 import { locationKey, recordCrashedImport, type ImportOutcome } from "../../../server/pipeline/run";
 import { inProcessRunner, type ImportRunner } from "../../../server/pipeline/runner";
 import { dueAt, startScheduler, type Scheduler } from "../../../server/pipeline/scheduler";
-import { SOURCES, type SourceName } from "../../../server/pipeline/sources";
+import { SOURCES, type SourceName } from "../../../server/pipeline/source-catalogue";
 import { resolveLocations } from "../../../server/pipeline/sync";
 import { createTestDatabase, recordingLogger, snapshotDir, type TestDatabase } from "../../helpers/feed-server";
 

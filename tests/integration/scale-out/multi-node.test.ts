@@ -6,7 +6,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { createGunzip } from "node:zlib";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { envKey, SOURCES } from "../../../server/pipeline/sources";
+import { envKey, SOURCES } from "../../../server/pipeline/source-catalogue";
 import { snapshot, startFeedServer, type FeedServer } from "../../helpers/feed-server";
 import { DIST_DIR } from "../../helpers/paths";
 import { createPostgresDatabase, startPostgresCluster, type PostgresCluster, type TestPostgresDatabase } from "../../helpers/postgres-cluster";

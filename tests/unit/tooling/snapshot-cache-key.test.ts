@@ -10,7 +10,7 @@ const closure = moduleClosure(`${ROOT}tests/integration/setup/snapshot-database.
 describe("the snapshot database's cache key", () => {
   it.each([
     "server/pipeline/sync.ts",
-    "server/pipeline/importers/indicators.ts",
+    "server/pipeline/importers/indicators-import.ts",
     "server/feeds/cve/cve-json5.ts",
     "server/feeds/toolkit/result.ts",
     "server/feeds/toolkit/lines.ts",

@@ -3,7 +3,7 @@ import type { Database } from "../../db/schema";
 import type { Warninglist } from "../../feeds/warninglists/parse";
 import { chunk, type Importer } from "../engine/importer";
 import { changedRecords, classifyRecords, RECORDS_TABLE, saveRecordHashes, stageRecord, withdrawnKeys } from "../engine/keyed-records";
-import { countHashes } from "./cve-records";
+import { countHashes } from "./cve-records-import";
 import { insertRows } from "./rows";
 
 async function deleteLists(trx: Kysely<Database>, names: string[]): Promise<void> {

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import { isRouteErrorResponse } from "react-router";
 import type { BuildInfo } from "../../shared/config/public-config";
 import { PAYLOAD_FILE } from "../../shared/constants";
-import type { PagePayload } from "../../shared/routes/payload";
+import type { PagePayload } from "../../shared/routes/page-payload";
 import type { SsrRenderer } from "../ssr/entry";
 import { sendCachedDocument } from "../ssr/page-cache";
 import { settleRouteErrors, INTERNAL_ERROR_MESSAGE } from "./error-responses";

@@ -1,11 +1,11 @@
 import type { Importer } from "./engine/importer";
-import { cveRecordImporter } from "./importers/cve-records";
-import { cweImporter } from "./importers/cwe";
-import { epssImporter } from "./importers/epss";
-import { kevImporter } from "./importers/kev";
-import { trickestImporter } from "./importers/trickest";
-import { indicatorImporter } from "./importers/indicators";
-import { warninglistImporter } from "./importers/warninglists";
+import { cveRecordImporter } from "./importers/cve-records-import";
+import { cweImporter } from "./importers/cwe-import";
+import { epssImporter } from "./importers/epss-import";
+import { kevImporter } from "./importers/kev-import";
+import { trickestImporter } from "./importers/trickest-import";
+import { indicatorImporter } from "./importers/indicators-import";
+import { warninglistImporter } from "./importers/warninglists-import";
 import { readCveJson5, readCwe, readEpss, readKev, readNvd, readTrickest } from "./readers";
 import { readFeodo, readMalwareBazaar, readMaltrail, readSignatureBase, readThreatFox, readTweetFeed, readUrlhaus, readWarninglists } from "./ioc-readers";
 import type { SourceReader } from "./run";

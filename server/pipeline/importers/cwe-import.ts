@@ -1,7 +1,7 @@
 import type { CweEntry } from "../../feeds/cve/records";
 import { chunk, type Importer } from "../engine/importer";
 import { changedRecords, classifyRecords, RECORDS_TABLE, saveRecordHashes, stageRecord, withdrawnKeys } from "../engine/keyed-records";
-import { countHashes } from "./cve-records";
+import { countHashes } from "./cve-records-import";
 
 /** MITRE's CWE catalogue: names for the CWE ids CVE records cite. Published whole. */
 export function cweImporter(): Importer<CweEntry> {

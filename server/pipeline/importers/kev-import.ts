@@ -3,7 +3,7 @@ import type { KevEntry } from "../../feeds/cve/records";
 import { refreshCveDerived, TOUCHED_CVES } from "../derived";
 import { chunk, type Importer } from "../engine/importer";
 import { changedRecords, classifyRecords, RECORDS_TABLE, saveRecordHashes, stageRecord, withdrawnKeys } from "../engine/keyed-records";
-import { countHashes } from "./cve-records";
+import { countHashes } from "./cve-records-import";
 
 const ORIGIN = "cisa-kev";
 

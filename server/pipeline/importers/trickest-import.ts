@@ -5,7 +5,7 @@ import { refreshCveDerived, TOUCHED_CVES } from "../derived";
 import { contentHash, type Importer } from "../engine/importer";
 import type { StagingOut } from "../engine/staging";
 import { classifyStaged, replaceChildRows, saveStagedHashes, stagedRecordTable, type ChildTable } from "../engine/staged-records";
-import { countHashes } from "./cve-records";
+import { countHashes } from "./cve-records-import";
 
 const ORIGIN = "trickest-poc";
 
