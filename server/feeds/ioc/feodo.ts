@@ -1,5 +1,5 @@
 import { parsePort } from "../../../shared/ioc/ip";
-import { byColumn, csvRows } from "../toolkit/csv";
+import { keyedCsvRows } from "../toolkit/csv";
 import { rejected, type ParseResult } from "../toolkit/result";
 import type { FeedInput } from "../toolkit/stream";
 import { normalizeFeedValue, quote, sighting, text, toIsoUtc, type ParserOptions } from "./common";
@@ -14,19 +14,17 @@ const COLUMNS = ["first_seen_utc", "dst_ip", "dst_port", "c2_status", "last_onli
  */
 export async function* parseFeodoCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
-  for await (const rows of csvRows(input, (cells) => cells[0] === "first_seen_utc" && cells.includes("dst_ip")))
+  for await (const rows of keyedCsvRows(
+    input,
+    (cells) => cells[0] === "first_seen_utc" && cells.includes("dst_ip"),
+    () => COLUMNS,
+  ))
     for (const row of rows) {
-      const location = `line ${row.line}`;
-      if (!row.ok) {
-        yield rejected(location, row.reason);
+      if ("reason" in row) {
+        yield rejected(row.location, row.reason);
         continue;
       }
-      const columns = row.columns ?? COLUMNS;
-      const record = byColumn(row.cells, columns);
-      if (record === null) {
-        yield rejected(location, `expected ${columns.length} columns, got ${row.cells.length}`);
-        continue;
-      }
+      const { location, record } = row;
       const raw = record.dst_ip ?? "";
       const value = normalizeFeedValue(raw, ["ipv4", "ipv6"]);
       if (!value.ok) {

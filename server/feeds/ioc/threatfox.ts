@@ -1,5 +1,5 @@
 import type { IndicatorType } from "../../../shared/ioc/types";
-import { byColumn, csvRows } from "../toolkit/csv";
+import { keyedCsvRows } from "../toolkit/csv";
 import { streamJsonValues } from "../toolkit/json-stream";
 import { rejected, type ParseResult } from "../toolkit/result";
 import { textChunks, type FeedInput } from "../toolkit/stream";
@@ -77,19 +77,17 @@ function toSighting(source: string, location: string, fields: ThreatFoxFields): 
 /** ThreatFox CSV export (full or recent), with or without `is_compromised`. */
 export async function* parseThreatFoxCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
-  for await (const rows of csvRows(input, (cells) => cells[0] === "first_seen_utc" && cells.includes("ioc_value")))
+  for await (const rows of keyedCsvRows(
+    input,
+    (cells) => cells[0] === "first_seen_utc" && cells.includes("ioc_value"),
+    (cells) => (cells.length === LEGACY_COLUMNS.length ? LEGACY_COLUMNS : COLUMNS),
+  ))
     for (const row of rows) {
-      const location = `line ${row.line}`;
-      if (!row.ok) {
-        yield rejected(location, row.reason);
+      if ("reason" in row) {
+        yield rejected(row.location, row.reason);
         continue;
       }
-      const columns = row.columns ?? (row.cells.length === LEGACY_COLUMNS.length ? LEGACY_COLUMNS : COLUMNS);
-      const record = byColumn(row.cells, columns);
-      if (record === null) {
-        yield rejected(location, `expected ${columns.length} columns, got ${row.cells.length}`);
-        continue;
-      }
+      const { location, record } = row;
       yield toSighting(source, location, {
         id: text(record.ioc_id),
         value: record.ioc_value ?? "",

@@ -1,4 +1,4 @@
-import { byColumn, csvRows } from "../toolkit/csv";
+import { keyedCsvRows } from "../toolkit/csv";
 import { rejected, type ParseResult } from "../toolkit/result";
 import type { FeedInput } from "../toolkit/stream";
 import { normalizeFeedValue, sighting, splitTags, text, toIsoUtc, type ParserOptions } from "./common";
@@ -10,19 +10,17 @@ const COLUMNS = ["id", "dateadded", "url", "url_status", "last_online", "threat"
 /** URLhaus CSV dump (full, recent or online): one URL per row. */
 export async function* parseUrlhausCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
-  for await (const rows of csvRows(input, (cells) => cells[0] === "id" && cells.includes("urlhaus_link")))
+  for await (const rows of keyedCsvRows(
+    input,
+    (cells) => cells[0] === "id" && cells.includes("urlhaus_link"),
+    () => COLUMNS,
+  ))
     for (const row of rows) {
-      const location = `line ${row.line}`;
-      if (!row.ok) {
-        yield rejected(location, row.reason);
+      if ("reason" in row) {
+        yield rejected(row.location, row.reason);
         continue;
       }
-      const columns = row.columns ?? COLUMNS;
-      const record = byColumn(row.cells, columns);
-      if (record === null) {
-        yield rejected(location, `expected ${columns.length} columns, got ${row.cells.length}`);
-        continue;
-      }
+      const { location, record } = row;
       const raw = record.url ?? "";
       const value = normalizeFeedValue(raw, ["url"]);
       if (!value.ok) {

@@ -100,13 +100,37 @@ export async function* csvRows(input: FeedInput, isHeader: (cells: string[]) => 
 }
 
 /** Row cells keyed by column name; null when the count does not match. */
-export function byColumn(cells: readonly string[], columns: readonly string[]): Record<string, string> | null {
+function byColumn(cells: readonly string[], columns: readonly string[]): Record<string, string> | null {
   if (cells.length !== columns.length) return null;
   const record: Record<string, string> = {};
   columns.forEach((column, index) => {
     record[column] = cells[index] ?? "";
   });
   return record;
+}
+
+/** A data row keyed by its column names, or why it could not be. */
+export type KeyedCsvRow = { location: string; record: Record<string, string> } | { location: string; reason: string };
+
+/**
+ * The data rows of a line-based CSV feed (csvRows), keyed by the columns of
+ * its header, or by `fallback` (given the row's cells) when it has none; a
+ * row with another number of cells is a rejection that says so.
+ */
+export async function* keyedCsvRows(
+  input: FeedInput,
+  isHeader: (cells: string[]) => boolean,
+  fallback: (cells: readonly string[]) => readonly string[],
+): AsyncGenerator<KeyedCsvRow[]> {
+  for await (const rows of csvRows(input, isHeader)) {
+    yield rows.map((row): KeyedCsvRow => {
+      const location = `line ${row.line}`;
+      if (!row.ok) return { location, reason: row.reason };
+      const columns = row.columns ?? fallback(row.cells);
+      const record = byColumn(row.cells, columns);
+      return record === null ? { location, reason: `expected ${columns.length} columns, got ${row.cells.length}` } : { location, record };
+    });
+  }
 }
 
 export interface CsvRecord {
