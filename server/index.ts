@@ -115,8 +115,6 @@ const RATE_LIMIT_POOL_SIZE = 4;
 
 function openRateLimitDatabase(url: string) {
   const pool = createPostgresPool({ url, size: RATE_LIMIT_POOL_SIZE, applicationName: "threat-radar rate limits" });
-  // An idle connection the server dropped: the pool replaces it on the next query.
-  pool.on("error", () => undefined);
   return postgresKysely<RateLimitTables>(pool);
 }
 

@@ -237,8 +237,9 @@ export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Prom
     .executeTakeFirst();
   const weekAgo = latest?.d ? daysBefore(latest.d, 7) : "";
   await run(sql`drop table if exists ${epssNow}`);
-  // Each lookup is a seek on epss_scores' primary key (cve_id, score_date).
-  await run(sql`create table ${epssNow} (id text primary key, epss real, percentile real, score_date text, week_ago real)`);
+  // Each lookup is a seek on epss_scores' primary key (cve_id, score_date). `double precision`, as the
+  // served columns: PostgreSQL's `real` is 4 bytes and would round every score (SQLite's is 8 either way).
+  await run(sql`create table ${epssNow} (id text primary key, epss double precision, percentile double precision, score_date text, week_ago double precision)`);
   await run(sql`
     insert into ${epssNow} (id, epss, percentile, score_date, week_ago)
     select t.id, e.epss, e.percentile, e.score_date,

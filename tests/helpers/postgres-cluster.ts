@@ -181,3 +181,14 @@ async function adminQuery(clusterUrl: string, sql: string): Promise<void> {
     await client.end();
   }
 }
+
+/**
+ * A pool for a test's own connections. Dropping a test database (`with
+ * (force)`) or stopping the cluster ends its idle connections with an 'error'
+ * event, which would otherwise fail the run as an unhandled error.
+ */
+export function testPool(url: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max });
+  pool.on("error", () => undefined);
+  return pool;
+}

@@ -29,7 +29,7 @@ const types = {
 
 export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
   const settings = [options.readOnly ? "-c default_transaction_read_only=on" : ""].filter(Boolean).join(" ");
-  return new pg.Pool({
+  const pool = new pg.Pool({
     connectionString: options.url,
     max: options.size,
     types,
@@ -37,6 +37,10 @@ export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
     ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
     ...(settings ? { options: settings } : {}),
   });
+  // An idle connection the server ended (restart, failover, a dropped database) is an 'error' event:
+  // unheard, it would end the process. The pool opens a new connection for the next query.
+  pool.on("error", () => undefined);
+  return pool;
 }
 
 /** Kysely on a pg pool; `.stream()` reads through a server-side cursor. */

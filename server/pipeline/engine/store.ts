@@ -93,9 +93,6 @@ const IMPORT_POOL_SIZE = 3;
  */
 export function openPostgresImportStore(url: string): ImportStore {
   const pool = createPostgresPool({ url, size: IMPORT_POOL_SIZE, applicationName: "threat-radar import" });
-  pool.on("error", () => {
-    // An idle connection dropped by the server: the pool replaces it on the next query.
-  });
   const db = postgresKysely(pool);
   return {
     db,

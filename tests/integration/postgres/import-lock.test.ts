@@ -2,13 +2,12 @@ import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { setTimeout as delay } from "node:timers/promises";
 import { Kysely, PostgresDialect } from "kysely";
-import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../../../server/db/migrate";
 import type { Database } from "../../../server/db/schema";
 import { acquireImportLock, currentImport, ImportBusyError } from "../../../server/pipeline/engine/lock";
 import { PROJECT_ROOT } from "../../helpers/paths";
-import { createPostgresDatabase, startPostgresCluster, type PostgresCluster, type TestPostgresDatabase } from "../../helpers/postgres-cluster";
+import { createPostgresDatabase, startPostgresCluster, type PostgresCluster, type TestPostgresDatabase, testPool } from "../../helpers/postgres-cluster";
 
 let cluster: PostgresCluster;
 let database: TestPostgresDatabase;
@@ -16,7 +15,7 @@ const nodes: Array<Kysely<Database>> = [];
 
 /** A node's own pool on the shared database (each node of a deployment has one). */
 function node(): Kysely<Database> {
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 3 }) }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: testPool(database.url, 3) }) });
   nodes.push(db);
   return db;
 }

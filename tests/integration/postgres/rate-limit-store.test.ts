@@ -1,11 +1,10 @@
 import express from "express";
 import { Kysely, PostgresDialect, sql } from "kysely";
-import pg from "pg";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresRateLimitStores } from "../../../server/http/postgres-rate-limit-store";
 import { apiRateLimit } from "../../../server/http/rate-limit";
-import { createPostgresDatabase, startPostgresCluster, type PostgresCluster, type TestPostgresDatabase } from "../../helpers/postgres-cluster";
+import { createPostgresDatabase, startPostgresCluster, type PostgresCluster, type TestPostgresDatabase, testPool } from "../../helpers/postgres-cluster";
 
 const LIMIT = 5;
 let cluster: PostgresCluster;
@@ -14,7 +13,7 @@ const pools: Array<Kysely<unknown>> = [];
 
 /** A web node: its own pool on the shared database, and the API limiter over it. */
 function webNode(name = "api") {
-  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 2 }) }) });
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: testPool(database.url, 2) }) });
   pools.push(db);
   const app = express();
   app.use(apiRateLimit({ windowMs: 60_000, limit: LIMIT, store: postgresRateLimitStores(db)(name) }));
@@ -68,7 +67,7 @@ describe("the PostgreSQL rate-limit store", () => {
     const fresh = await createPostgresDatabase(cluster.url);
     try {
       const apps = Array.from({ length: 4 }, () => {
-        const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: fresh.url, max: 1 }) }) });
+        const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: testPool(fresh.url, 1) }) });
         pools.push(db);
         const app = express();
         app.use(apiRateLimit({ windowMs: 60_000, limit: LIMIT, store: postgresRateLimitStores(db)("api") }));

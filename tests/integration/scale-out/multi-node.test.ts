@@ -96,6 +96,8 @@ beforeAll(async () => {
   cluster = await startPostgresCluster();
   database = await createPostgresDatabase(cluster.url);
   admin = new pg.Client({ connectionString: database.url });
+  // Dropping the database at the end ends this connection with an 'error' event.
+  admin.on("error", () => undefined);
   await admin.connect();
 });
 
