@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pino from "pino";
 import { sizeReport } from "./db-size";
@@ -10,8 +10,7 @@ import { readBuildId, startProductionServer } from "./load/servers";
 import { migrateToLatest } from "../server/db/migrate";
 import { loadPipelineConfig } from "../server/pipeline/config";
 import { openSqliteImportStore } from "../server/pipeline/engine/store";
-import { openFeedFile } from "../server/feeds/toolkit/file";
-import { DEFAULT_READ_LIMITS, type FeedFile, type ReadContext } from "../server/pipeline/run";
+import { readContext } from "./local-read-context";
 import { getSource, SOURCES } from "../server/pipeline/source-catalogue";
 import { resolveLocations, syncSources } from "../server/pipeline/sync";
 
@@ -91,23 +90,8 @@ interface ImportMeasurement {
 /** Decompress and parse only: the same reader the import uses, without a database. */
 async function rawParse(name: string): Promise<RawMeasurement> {
   const source = getSource(name)!;
-  const ctx: ReadContext = {
-    source: name,
-    locations: resolveLocations(source, config, mirrorDir),
-    signal: new AbortController().signal,
-    logger: silent,
-    now: new Date(),
-    headers: {},
-    limits: DEFAULT_READ_LIMITS,
-    cursor: null,
-    setCursor: () => undefined,
-    plan: async () => undefined,
-    async fetch(location): Promise<FeedFile> {
-      return { location, path: location, name: basename(location), size: statSync(location).size, lastModified: null };
-    },
-    open: (file) => openFeedFile(file.path),
-    release: async () => undefined,
-  };
+  const ctx = readContext(name, resolveLocations(source, config, mirrorDir));
+
   const started = performance.now();
   let records = 0;
   for await (const _ of source.read(ctx)) records += 1;

@@ -1,12 +1,9 @@
 import { createHash } from "node:crypto";
-import { statSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
-import pino from "pino";
 import { loadPipelineConfig } from "../server/pipeline/config";
-import { openFeedFile } from "../server/feeds/toolkit/file";
 import { reasonKind } from "../server/feeds/toolkit/result";
-import { DEFAULT_READ_LIMITS, type FeedFile, type ReadContext } from "../server/pipeline/run";
+import { readContext } from "./local-read-context";
 import { getSource, SOURCES } from "../server/pipeline/source-catalogue";
 import { resolveLocations } from "../server/pipeline/sync";
 
@@ -36,27 +33,6 @@ if (values.help) {
 const mirrorDir = resolve(values.mirror ?? process.env.THREAT_RADAR_DATA_DIR ?? resolve(projectRoot, "../shared/data"));
 const repeat = Math.max(1, Number(values.repeat ?? 1));
 const config = loadPipelineConfig({});
-const silent = pino({ level: "silent" });
-
-function readContext(name: string, locations: string[]): ReadContext {
-  return {
-    source: name,
-    locations,
-    signal: new AbortController().signal,
-    logger: silent,
-    now: new Date(),
-    headers: {},
-    limits: DEFAULT_READ_LIMITS,
-    cursor: null,
-    setCursor: () => undefined,
-    plan: async () => undefined,
-    async fetch(location): Promise<FeedFile> {
-      return { location, path: location, name: basename(location), size: statSync(location).size, lastModified: null };
-    },
-    open: (file) => openFeedFile(file.path),
-    release: async () => undefined,
-  };
-}
 
 interface ParseMeasurement {
   accepted: number;
