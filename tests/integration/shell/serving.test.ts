@@ -144,6 +144,21 @@ describe("bad input gets a clear 4xx, never a 5xx", () => {
   });
 });
 
+/**
+ * Holds the only serving slot with a lookup whose body never finishes
+ * arriving (admission comes before the body is read), until released.
+ */
+function holdOnlySlot(origin: string): { release(): void } {
+  const held = httpRequest(`${origin}/api/v1/iocs/lookup`, {
+    method: "POST",
+    agent: false,
+    headers: { "content-type": "application/json", "content-length": "1000" },
+  });
+  held.on("error", () => {});
+  held.write('{"text": "');
+  return { release: () => held.destroy() };
+}
+
 describe("under a burst", () => {
   let t: TestApp;
   let origin: string;
@@ -175,20 +190,14 @@ describe("under a burst", () => {
    * turned away proves it is held.
    */
   async function burstWhileHeld(path: string, count: number) {
-    const held = httpRequest(`${origin}/api/v1/iocs/lookup`, {
-      method: "POST",
-      agent: false,
-      headers: { "content-type": "application/json", "content-length": "1000" },
-    });
-    held.on("error", () => {});
-    held.write('{"text": "');
+    const held = holdOnlySlot(origin);
     try {
       let probe = await burst(path, 1);
       for (let i = 0; i < 50 && probe[0]!.status !== 503; i++) probe = await burst(path, 1);
       expect(probe[0]!.status).toBe(503);
       return await burst(path, count);
     } finally {
-      held.destroy();
+      held.release();
     }
   }
 
@@ -245,13 +254,7 @@ describe("a burst of views of a cached page", () => {
   it("is served from the cache while every slot and the whole line are taken", async () => {
     await request(t.app).get("/cve-radar?kev=1").expect(200);
     // A lookup whose body never finishes arriving holds the only slot; an uncached page waits in the line.
-    const held = httpRequest(`${origin}/api/v1/iocs/lookup`, {
-      method: "POST",
-      agent: false,
-      headers: { "content-type": "application/json", "content-length": "1000" },
-    });
-    held.on("error", () => {});
-    held.write('{"text": "');
+    const held = holdOnlySlot(origin);
     const waiting = sendBurst(origin, "/ioc-radar?page=2", 1).catch(() => []);
     let probe = await sendBurst(origin, "/ioc-radar?page=3", 1);
     for (let i = 0; i < 50 && probe[0]!.status !== 503; i++) probe = await sendBurst(origin, `/ioc-radar?page=${i + 4}`, 1);
@@ -259,7 +262,7 @@ describe("a burst of views of a cached page", () => {
 
     const cached = await sendBurst(origin, "/cve-radar?kev=1", 30);
     expect(cached.map((a) => a.status)).toEqual(Array.from({ length: 30 }, () => 200));
-    held.destroy();
+    held.release();
     await waiting;
   });
 });
