@@ -5,7 +5,7 @@ import { refreshCveDerived, TOUCHED_CVES } from "../derived";
 import { contentHash, type Importer } from "../engine/importer";
 import type { StagingOut } from "../engine/staging";
 import { classifyStaged, replaceChildRows, saveStagedHashes, stagedRecordTable, type ChildTable } from "../engine/staged-records";
-import { countHashes } from "./cve-records-import";
+import { AFFECTED_ROWS, countHashes, CWE_ROWS } from "./cve-records-import";
 
 const ORIGIN = "trickest-poc";
 
@@ -20,25 +20,8 @@ const CHILDREN: readonly ChildTable[] = [
     ],
     distinct: true,
   },
-  {
-    table: "cve_affected",
-    columns: [
-      ["source", "text"],
-      ["vendor", "text"],
-      ["product", "text"],
-      ["default_status", "text"],
-      ["versions", "text"],
-      ["cpes", "text"],
-    ],
-  },
-  {
-    table: "cve_cwes",
-    columns: [
-      ["source", "text"],
-      ["cwe_id", "text"],
-      ["description", "text"],
-    ],
-  },
+  AFFECTED_ROWS,
+  CWE_ROWS,
 ];
 
 function stage(record: TrickestRecord, out: StagingOut, rec: number): void {
