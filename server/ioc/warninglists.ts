@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import type { WarninglistType } from "../../shared/ioc/types";
 import type { WarninglistInput } from "../feeds/warninglists/parse";
-import { buildWarninglistMatcher, type WarninglistMatcher } from "./warninglist-match";
+import { buildWarninglistMatcherInTurns, type WarninglistMatcher } from "./warninglist-match";
 import type { Database } from "../db/schema";
 
 const MATCHER_TYPES: ReadonlySet<string> = new Set<WarninglistType>(["cidr", "string", "hostname", "substring", "regex"]);
@@ -11,7 +11,7 @@ function parseJsonList(text: string): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
 }
 
-/** The MISP warninglists in the database as one matcher (built in well under a second; cache it). */
+/** The MISP warninglists in the database as one matcher (built in slices, in well under a second; cache it). */
 export async function loadWarninglistMatcher(db: Kysely<Database>): Promise<WarninglistMatcher> {
   const lists = await db.selectFrom("warninglists").select(["name", "type", "matching_attributes"]).orderBy("name").execute();
   const entries = new Map<string, string[]>();
@@ -28,5 +28,5 @@ export async function loadWarninglistMatcher(db: Kysely<Database>): Promise<Warn
       entries: entries.get(list.name) ?? [],
       matchingAttributes: parseJsonList(list.matching_attributes),
     }));
-  return buildWarninglistMatcher(inputs);
+  return buildWarninglistMatcherInTurns(inputs);
 }
