@@ -1,5 +1,5 @@
 import type { Request } from "express";
-import { matchPath } from "react-router";
+import { match } from "path-to-regexp";
 import { PAYLOAD_FILE } from "../../shared/constants";
 
 /**
@@ -10,7 +10,10 @@ import { PAYLOAD_FILE } from "../../shared/constants";
  */
 export function routeLabeller(pagePatterns: readonly string[]): (req: Request) => string {
   // Static patterns before ones with parameters, as React Router ranks them.
-  const patterns = [...pagePatterns].sort((a, b) => (a.match(/:/g)?.length ?? 0) - (b.match(/:/g)?.length ?? 0));
+  // Compiled once: matching a pattern given as a string compiles it again on every call, per request.
+  const patterns = [...pagePatterns]
+    .sort((a, b) => (a.match(/:/g)?.length ?? 0) - (b.match(/:/g)?.length ?? 0))
+    .map((pattern) => ({ pattern, matches: match(pattern, { decode: false, sensitive: false }) }));
   const payloadSuffix = `/${PAYLOAD_FILE}`;
   return (req) => {
     if (req.route && typeof req.route.path === "string") return `${req.baseUrl}${req.route.path}`;
@@ -18,7 +21,7 @@ export function routeLabeller(pagePatterns: readonly string[]): (req: Request) =
     const path = req.originalUrl.split("?", 1)[0] || "/";
     const payload = path.endsWith(payloadSuffix);
     const pagePath = payload ? path.slice(0, -payloadSuffix.length) || "/" : path;
-    const page = patterns.find((pattern) => matchPath({ path: pattern, end: true }, pagePath));
+    const page = patterns.find(({ matches }) => matches(pagePath) !== false)?.pattern;
     if (page) return payload ? `${page === "/" ? "" : page}${payloadSuffix}` : page;
     if (path.startsWith("/assets/")) return "/assets/*";
     if (path.startsWith("/api/")) return "/api/*";
