@@ -22,7 +22,8 @@ import { cachedDocuments } from "./http/cached-documents";
 import { responseCompression } from "./http/compression";
 import { buildRoutes } from "./http/builds";
 import { apiNotFound, errorHandler } from "./http/error-responses";
-import { healthRoutes } from "./http/health";
+import { eventLoopSlices } from "./http/event-loop-slices";
+import { HEALTH_PATHS, healthRoutes } from "./http/health";
 import { createMetrics } from "./metrics/metrics";
 import { pageHandler } from "./http/page-documents";
 import { payloadHandler } from "./http/payload-handler";
@@ -30,6 +31,7 @@ import { apiRateLimit, pageRateLimit, type RateLimitStores } from "./http/rate-l
 import type { RequestContext } from "./http/request-context";
 import { requestScope } from "./http/request-scope-middleware";
 import { shedHandler } from "./http/shed";
+import { staticFiles } from "./http/static-files";
 import { assignNonce, securityHeaders } from "./security/csp";
 import type { ClientAssets } from "./ssr/assets";
 import type { SsrRenderer } from "./ssr/entry";
@@ -67,6 +69,9 @@ export interface AppDependencies {
    */
   rateLimitStores?: RateLimitStores;
 }
+
+/** Request work run per turn of the event loop before sockets (health checks) are read again. */
+const EVENT_LOOP_SLICE_MS = 10;
 
 /** Builds the Express application. It never listens: server/index.ts does, and tests use it directly. */
 export function createApp(deps: AppDependencies): Express {
@@ -110,11 +115,12 @@ export function createApp(deps: AppDependencies): Express {
     logger,
     cache: pageCache ? { store: pageCache, scope: cacheScope } : undefined,
   });
+  const shed = shedHandler({ pages, payloads, logger });
   const admission = createAdmission({
     concurrency: env.SERVE_CONCURRENCY,
     queueBudgetMs: env.SERVE_QUEUE_MS,
     maxQueue: env.SERVE_QUEUE_MAX,
-    shed: shedHandler({ pages, payloads, logger }),
+    shed,
   });
 
   const app = express();
@@ -134,16 +140,23 @@ export function createApp(deps: AppDependencies): Express {
   app.use(assignNonce);
   app.use(securityHeaders({ config: publicConfig, dev: Boolean(deps.vite) }));
   app.use(responseCompression(env.COMPRESSION_LEVEL));
+  app.use(
+    eventLoopSlices({
+      sliceMs: EVENT_LOOP_SLICE_MS,
+      maxWaitMs: env.SERVE_QUEUE_MS,
+      bypass: (req) => HEALTH_PATHS.has(req.path),
+      shed: (req, res) => shed(req, res, "wait-too-long"),
+    }),
+  );
 
-  // Health, build information and static files answer at once: they never wait in line.
+  // Health, build information and static files answer at once: they never wait in line for the database.
   app.use(healthRoutes(db));
   app.use(metrics.router);
   app.use(buildRoutes({ build: deps.build, routePatterns: deps.routePatterns }));
   if (deps.vite) {
     app.use(deps.vite.middlewares);
   } else if (deps.clientDir) {
-    app.use("/assets", express.static(`${deps.clientDir}/assets`, { immutable: true, maxAge: "1y", index: false }));
-    app.use(express.static(deps.clientDir, { index: false, maxAge: "1d", dotfiles: "ignore" }));
+    app.use(staticFiles(deps.clientDir));
   }
 
   const api = express.Router();

@@ -2,6 +2,9 @@ import { Router } from "express";
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../db/schema";
 
+/** Answered before any other request in line (server/http/event-loop-slices.ts). */
+export const HEALTH_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
+
 /** Liveness (`/healthz`) and readiness (`/readyz`: the database answers). */
 export function healthRoutes(db: Kysely<Database>): Router {
   const router = Router();
