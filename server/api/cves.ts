@@ -10,7 +10,7 @@ import type { CveService } from "../cve/service";
 import type { Database } from "../db/schema";
 import { renderAtom } from "../syndication/atom";
 import { siteOrigin } from "./site-url";
-import { streamText } from "./streaming";
+import { jsonArrayChunks, slices, streamText } from "./streaming";
 import { sendBadRequest, validQuery } from "./validation";
 
 /** Exports stop after this many rows; narrow the filter for more. */
@@ -69,11 +69,11 @@ function csvValues(row: CveListRow) {
 
 const EXPORT_BATCH = 500;
 
-/** The export's rows, one short read per batch: nothing is held while the client reads. */
-async function* exportRows(db: Kysely<Database>, params: CveListParams) {
+/** The export's rows in chunks (streaming.ts), one short read per batch: nothing is held while the client reads. */
+async function* exportChunks(db: Kysely<Database>, params: CveListParams) {
   for (let offset = 0; offset < CVE_EXPORT_MAX_ROWS; offset += EXPORT_BATCH) {
     const rows = await orderedCves(db, params).select(LIST_COLUMNS).limit(EXPORT_BATCH).offset(offset).execute();
-    yield* rows;
+    yield* slices(rows.map(toListRow));
     if (rows.length < EXPORT_BATCH) return;
   }
 }
@@ -106,7 +106,7 @@ export function cveRoutes({ db, cves, now, siteUrl, logger }: CveRoutesOptions):
     res.type("text/csv; charset=utf-8").attachment("cves.csv");
     await streamText(req, res, logger, async function* () {
       yield csvRow(CSV_HEADER);
-      for await (const row of exportRows(db, params)) yield csvRow(csvValues(toListRow(row)));
+      for await (const chunk of exportChunks(db, params)) yield chunk.map((row) => csvRow(csvValues(row))).join("");
     });
   });
 
@@ -116,11 +116,8 @@ export function cveRoutes({ db, cves, now, siteUrl, logger }: CveRoutesOptions):
     res.type("application/json").attachment("cves.json");
     await streamText(req, res, logger, async function* () {
       yield `{"generatedAt":${JSON.stringify(now().toISOString())},"maxRows":${CVE_EXPORT_MAX_ROWS},"cves":[`;
-      let first = true;
-      for await (const row of exportRows(db, params)) {
-        yield `${first ? "" : ","}${JSON.stringify(toListRow(row))}`;
-        first = false;
-      }
+      const items = jsonArrayChunks();
+      for await (const chunk of exportChunks(db, params)) yield items(chunk.map((row) => JSON.stringify(row)));
       yield "]}";
     });
   });

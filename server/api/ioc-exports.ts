@@ -12,7 +12,7 @@ import type { IocService } from "../ioc/service";
 import { stixId, stixObjectsFor, type StixIndicatorInput } from "../ioc/stix-export";
 import { renderAtom } from "../syndication/atom";
 import { siteOrigin } from "./site-url";
-import { streamText } from "./streaming";
+import { jsonArrayChunks, slices, streamText } from "./streaming";
 import { validQuery } from "./validation";
 
 /** Exports stop after this many rows; narrow the filter for more. */
@@ -103,7 +103,9 @@ function csvExport(options: IocExportOptions): RequestHandler {
     res.attachment("iocs.csv").type("text/csv; charset=utf-8");
     await streamText(req, res, logger, async function* () {
       yield csvRow(CSV_HEADER);
-      for await (const rows of exportBatches(options, params, clock)) yield rows.map((row) => csvRow(csvValues(row))).join("");
+      for await (const rows of exportBatches(options, params, clock)) {
+        for (const chunk of slices(rows)) yield chunk.map((row) => csvRow(csvValues(row))).join("");
+      }
     });
   };
 }
@@ -118,12 +120,9 @@ function jsonExport(options: IocExportOptions): RequestHandler {
     res.attachment("iocs.json").type("application/json");
     await streamText(req, res, logger, async function* () {
       yield `{"generatedAt":${JSON.stringify(clock.toISOString())},"maxRows":${IOC_EXPORT_MAX_ROWS},"iocs":[`;
-      let first = true;
+      const items = jsonArrayChunks();
       for await (const rows of exportBatches(options, params, clock)) {
-        for (const row of rows) {
-          yield `${first ? "" : ","}${JSON.stringify(row)}`;
-          first = false;
-        }
+        for (const chunk of slices(rows)) yield items(chunk.map((row) => JSON.stringify(row)));
       }
       yield "]}";
     });
@@ -142,27 +141,28 @@ function stixExport(options: IocExportOptions): RequestHandler {
     await streamText(req, res, logger, async function* () {
       yield `{"type":"bundle","id":${JSON.stringify(stixId("bundle", `${iocListSearch(params)}|${generated}`))},"objects":[`;
       const emitted = new Set<string>();
-      let first = true;
+      const items = jsonArrayChunks();
       for await (const rows of exportBatches(options, params, clock)) {
         const sightings = await sightingsOf(
           db,
           rows.map((row) => row.id),
         );
-        for (const row of rows) {
-          const input: StixIndicatorInput = {
-            ...row,
-            sightings: (sightings.get(row.id) ?? []).map((s) => ({
-              source: s.source,
-              variant: s.variant,
-              firstSeen: s.firstSeen,
-              lastSeen: s.lastSeen,
-              reference: s.reference,
-            })),
-          };
-          for (const object of stixObjectsFor(input, generated, emitted)) {
-            yield `${first ? "" : ","}${JSON.stringify(object)}`;
-            first = false;
+        for (const chunk of slices(rows)) {
+          const objects: string[] = [];
+          for (const row of chunk) {
+            const input: StixIndicatorInput = {
+              ...row,
+              sightings: (sightings.get(row.id) ?? []).map((s) => ({
+                source: s.source,
+                variant: s.variant,
+                firstSeen: s.firstSeen,
+                lastSeen: s.lastSeen,
+                reference: s.reference,
+              })),
+            };
+            for (const object of stixObjectsFor(input, generated, emitted)) objects.push(JSON.stringify(object));
           }
+          yield items(objects);
         }
       }
       yield "]}";
