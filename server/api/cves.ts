@@ -69,10 +69,15 @@ function csvValues(row: CveListRow) {
 
 const EXPORT_BATCH = 500;
 
-/** The export's rows, one short read per batch: nothing is held while the client reads. */
-async function* exportRows(db: Kysely<Database>, params: CveListParams) {
+/**
+ * The export's rows, one short read per batch: nothing is held while the client reads. Each batch
+ * is found as a list page is (a walk of the sort index when the filter matches many CVEs): gathering
+ * sorted every match again for each batch, 20 sorts of 361,109 rows for the unfiltered export.
+ */
+async function* exportRows(db: Kysely<Database>, cves: CveService, params: CveListParams) {
   for (let offset = 0; offset < CVE_EXPORT_MAX_ROWS; offset += EXPORT_BATCH) {
-    const rows = await orderedCves(db, params).select(LIST_COLUMNS).limit(EXPORT_BATCH).offset(offset).execute();
+    const scan = await cves.scanFor(params, offset + EXPORT_BATCH);
+    const rows = await orderedCves(db, params, scan).select(LIST_COLUMNS).limit(EXPORT_BATCH).offset(offset).execute();
     yield* rows;
     if (rows.length < EXPORT_BATCH) return;
   }
@@ -106,7 +111,7 @@ export function cveRoutes({ db, cves, now, siteUrl, logger }: CveRoutesOptions):
     res.type("text/csv; charset=utf-8").attachment("cves.csv");
     await streamText(req, res, logger, async function* () {
       yield csvRow(CSV_HEADER);
-      for await (const row of exportRows(db, params)) yield csvRow(csvValues(toListRow(row)));
+      for await (const row of exportRows(db, cves, params)) yield csvRow(csvValues(toListRow(row)));
     });
   });
 
@@ -117,7 +122,7 @@ export function cveRoutes({ db, cves, now, siteUrl, logger }: CveRoutesOptions):
     await streamText(req, res, logger, async function* () {
       yield `{"generatedAt":${JSON.stringify(now().toISOString())},"maxRows":${CVE_EXPORT_MAX_ROWS},"cves":[`;
       let first = true;
-      for await (const row of exportRows(db, params)) {
+      for await (const row of exportRows(db, cves, params)) {
         yield `${first ? "" : ","}${JSON.stringify(toListRow(row))}`;
         first = false;
       }
