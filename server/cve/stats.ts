@@ -145,8 +145,21 @@ async function perDayWindow(source: StatsSource, params: CveListParams): Promise
  * severity, KEV, exploits and the publication range are answered by the statistics table; the
  * others aggregate their matches, found as `scan` says.
  */
-export async function queryCveStats(db: Kysely<Database>, params: CveListParams, scan: Scan = "gather"): Promise<CveChartStats> {
-  const source = statsTableAnswers(params) ? statsTableSource(db) : cveTableSource(db, scan);
+export function queryCveStats(db: Kysely<Database>, params: CveListParams, scan: Scan = "gather"): Promise<CveChartStats> {
+  return statsTableAnswers(params) ? statsFromTable(db, params) : aggregateCveStats(db, params, scan);
+}
+
+/** The charts from the statistics table; only for the filters it answers (statsTableAnswers). */
+export function statsFromTable(db: Kysely<Database>, params: CveListParams): Promise<CveChartStats> {
+  return chartStats(statsTableSource(db), params);
+}
+
+/** The charts aggregated over the matching CVEs themselves. */
+export function aggregateCveStats(db: Kysely<Database>, params: CveListParams, scan: Scan = "gather"): Promise<CveChartStats> {
+  return chartStats(cveTableSource(db, scan), params);
+}
+
+async function chartStats(source: StatsSource, params: CveListParams): Promise<CveChartStats> {
   const window = await perDayWindow(source, params);
   const [perDayRows, severityRows, vendorRows] = await Promise.all([
     window ? source.perDay({ ...params, published_from: window.from, published_to: window.to }) : Promise.resolve([]),
