@@ -9,6 +9,7 @@ import { queryCveDetail } from "./detail";
 import { narrowsByRelatedRowsOnly } from "./filters";
 import { countCves, queryCveRows, toListPage } from "./list";
 import { queryCveStats } from "./stats";
+import { statsTableAnswers } from "./stats-table";
 
 export interface CveService {
   list(params: CveListParams): Promise<CveListPage>;
@@ -45,6 +46,7 @@ export function createCveService(db: Kysely<Database>, dataVersion: DataVersion,
     },
     stats: (params) =>
       cached(`stats|${filterKey(params)}`, async () => {
+        if (statsTableAnswers(params)) return queryCveStats(db, params);
         const [matches, universe] = await Promise.all([count(params), count({ state: params.state })]);
         return queryCveStats(db, params, chooseScan({ matches, universe, pageEnd: 1 }));
       }),
