@@ -87,14 +87,25 @@ export function cveFilter(eb: CveExpressions, params: CveListParams, dialect: Sq
   if (params.updated_to) conditions.push(eb(column("cves.date_updated"), "<", nextDay(params.updated_to)));
 
   const state = params.state ?? "published";
-  if (state !== "all") {
+  if (state === "published" && conditions.length > 0) {
     // Nearly every CVE is published (361,109 of 361,254 on the full import): beside another filter,
     // that state's indexes never narrow the search, yet SQLite's sampled statistics cannot see the
-    // skew and chose them over a selective filter's index, then read (and sorted) every CVE. Alone,
-    // they stay usable: their (state, severity) and (state, vendor) indexes cover the statistics.
-    // Last, so a walk tests the other filters (a probe of a related table) before it reads the row.
-    const narrowsLittle = state === "published" && conditions.length > 0;
-    conditions.push(eb(narrowsLittle ? dialect.withoutIndex("cves.state") : column("cves.state"), "=", state.toUpperCase()));
+    // skew and chose them over a selective filter's index, then read (and sorted) every CVE. Testing
+    // the state on the row instead made every step of a walk read its row (CWE-79, page 20: 11,000
+    // rows for 25). So the few CVEs in another state are excluded by key, which every index holds.
+    conditions.push(
+      eb(
+        "cves.seq",
+        "not in",
+        eb
+          .selectFrom("cves as other_state")
+          .select("other_state.seq")
+          .where((inner) => inner.or([inner("other_state.state", "<", "PUBLISHED"), inner("other_state.state", ">", "PUBLISHED")])),
+      ),
+    );
+  } else if (state !== "all") {
+    // Alone, the state's (state, severity) and (state, vendor) indexes cover counts and statistics.
+    conditions.push(eb(column("cves.state"), "=", state.toUpperCase()));
   }
   return eb.and(conditions);
 }
