@@ -19,7 +19,7 @@ import { iocBenchClock, iocDetailBreakdown, iocHttp, iocQueryBreakdown } from ".
 import { ROUTE_JS_BUDGET_GZIP, routeBundles } from "./route-bundles";
 
 /**
- * `npm run bench [-- --db .bench/scaled.sqlite --runs 200 --queries-only | --http-only]`
+ * `npm run bench [-- --db .bench/scaled.sqlite --runs 200 --queries-only | --http-only] [--cve-only]`
  * `BENCH_DATABASE=/path/to/full-import.sqlite npm run bench`
  *
  * Measures what users wait for, on the production build (`npm run build`)
@@ -43,6 +43,8 @@ const { values } = parseArgs({
     "queries-only": { type: "boolean", default: false },
     // The HTTP figures alone, without the query breakdowns (which take minutes on a full import).
     "http-only": { type: "boolean", default: false },
+    // The CVE figures alone: its query breakdown and its pages and API, without the IOC ones and the byte tables.
+    "cve-only": { type: "boolean", default: false },
   },
 });
 const runs = Number(values.runs);
@@ -77,8 +79,10 @@ if (!values["http-only"]) {
   if (target.kind === "sqlite") {
     // Query plans as SQLite explains them: PostgreSQL's planner is read with EXPLAIN ANALYZE by hand.
     await cveQueryBreakdown(database.db);
-    await iocQueryBreakdown(database.db, clock);
-    await iocDetailBreakdown(database.db, values.db, clock);
+    if (!values["cve-only"]) {
+      await iocQueryBreakdown(database.db, clock);
+      await iocDetailBreakdown(database.db, values.db, clock);
+    }
   } else {
     console.log("PostgreSQL: the per-query plan breakdowns are SQLite's and are skipped; the page and API figures follow.");
   }
@@ -123,6 +127,12 @@ const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const home = await measure("/", `${base}/`, runs);
 printTable("Home: server render, whole HTML response (ms)", [{ ...latencyRow("page")(home), "HTML bytes": home.bytes }]);
 await cveHttp(database.db, base, runs);
+if (values["cve-only"]) {
+  server.close();
+  await Promise.all([web.close(), extractPool.close()]);
+  await database.close();
+  process.exit(0);
+}
 await iocHttp(database.db, base, runs);
 
 /**

@@ -10,6 +10,8 @@ import * as m0007 from "./migrations/0007-schema-v2";
 import * as m0008 from "./migrations/0008-indicator-stats";
 import * as m0009 from "./migrations/0009-cve-kev-sort-indexes";
 import * as m0010 from "./migrations/0010-data-version-notify";
+import * as m0011 from "./migrations/0011-cve-order-indexes";
+import * as m0012 from "./migrations/0012-cve-stats";
 
 /**
  * Migrations are listed here rather than discovered on disk so that they work
@@ -26,6 +28,8 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0008-indicator-stats": m0008,
   "0009-cve-kev-sort-indexes": m0009,
   "0010-data-version-notify": m0010,
+  "0011-cve-order-indexes": m0011,
+  "0012-cve-stats": m0012,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

@@ -208,6 +208,20 @@ export interface EpssScoresTable {
   model_version: string | null;
 }
 
+/** CVEs counted by state, KEV, exploited, severity, vendor and publication day (server/cve/stats-table.ts). */
+export interface CveStatsTable {
+  state: string;
+  kev: number;
+  /** 1 when the CVE has a public exploit (exploit_count > 0). */
+  exploited: number;
+  /** The list's severity, 'NONE' when unscored. */
+  severity: string;
+  vendor: string | null;
+  /** The publication day, YYYY-MM-DD; '' for undated CVEs. */
+  day: string;
+  count: number;
+}
+
 /** Indicators counted by type, threat type, family and last-seen day (server/ioc/stats-table.ts). */
 export interface IndicatorStatsTable {
   type: string;
@@ -327,6 +341,7 @@ export interface Database {
   epss_scores: EpssScoresTable;
   indicators: IndicatorsTable;
   indicator_stats: IndicatorStatsTable;
+  cve_stats: CveStatsTable;
   indicator_sightings: IndicatorSightingsTable;
   indicator_tags: IndicatorTagsTable;
   indicator_cves: IndicatorCvesTable;

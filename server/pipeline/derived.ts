@@ -1,6 +1,7 @@
 import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 import { computeCvePriority } from "../cve/priority";
 import { EXPLOIT_KINDS } from "../cve/evidence";
+import { refreshCveStats } from "../cve/stats-table";
 import type { Database } from "../db/schema";
 import { chunk } from "./engine/importer";
 import type { StagingTable } from "./engine/staging";
@@ -218,7 +219,9 @@ async function refreshPriorities(trx: Kysely<Database>, scope: Scope | "rescore"
 export async function refreshCveDerived(trx: Kysely<Database>, scope: Scope, now: Date, kinds: readonly EvidenceKind[] = EVIDENCE_KINDS): Promise<number> {
   if (scope === "touched") await ensureRows(trx);
   await refreshEvidenceColumns(trx, scope, new Set(kinds));
-  return refreshPriorities(trx, scope, now);
+  const moved = await refreshPriorities(trx, scope, now);
+  await refreshCveStats(trx);
+  return moved;
 }
 
 /**
@@ -263,9 +266,13 @@ export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Prom
   await run(sql`
     insert into ${rescore} (id)
     select n.id from ${epssNow} n where not exists (select 1 from cves c where c.id = n.id) order by n.id`);
-  await run(sql`
+  const added = await trx.executeQuery(
+    sql`
     insert into cves (id, state, epss, epss_percentile, epss_date, epss_7d_ago)
     select n.id, 'PUBLISHED', n.epss, n.percentile, n.score_date, n.week_ago from ${epssNow} n
-    where not exists (select 1 from cves c where c.id = n.id) order by n.id`);
+    where not exists (select 1 from cves c where c.id = n.id) order by n.id`.compile(trx),
+  );
+  // EPSS is none of the statistics' columns: only the CVEs it is first to name change them.
+  if (Number(added.numAffectedRows ?? 0) > 0) await refreshCveStats(trx);
   return refreshPriorities(trx, "rescore", now);
 }
