@@ -122,9 +122,16 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
       return [...new Set([key, ...aliased.map((row) => row.family_key)])];
     });
 
+  /** The family keys a tag also matches: the families it is an alias of (family_aliases.alias is stored as the tag is). */
+  const tagFamiliesOf = (tag: string) =>
+    cached(`tag-families|${tag}`, async () => {
+      const rows = await db.selectFrom("family_aliases").select("family_key").distinct().where("alias", "=", tag).execute();
+      return rows.map((row) => row.family_key);
+    });
+
   const filterContext = async (params: IocListParams): Promise<FilterContext> => {
-    const malwareKeys = params.malware ? await familyKeysOf(params.malware) : [];
-    if (!params.q) return { dialect, families: [], threatTypes: [], malwareKeys };
+    const [malwareKeys, tagFamilies] = await Promise.all([params.malware ? familyKeysOf(params.malware) : [], params.tag ? tagFamiliesOf(params.tag) : []]);
+    if (!params.q) return { dialect, families: [], threatTypes: [], malwareKeys, tagFamilies };
     const needle = params.q.toLowerCase();
     const { threatTypes, families } = await facets();
     return {
@@ -132,6 +139,7 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
       families: families.filter((family) => family.includes(needle)),
       threatTypes: threatTypes.filter((threatType) => threatType.toLowerCase().includes(needle)),
       malwareKeys,
+      tagFamilies,
     };
   };
 

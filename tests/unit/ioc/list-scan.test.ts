@@ -4,7 +4,7 @@ import type { FilterContext } from "../../../server/ioc/filters";
 import { listScan, walkUniverseView } from "../../../server/ioc/service";
 import { sqliteDialect } from "../../../server/db/dialect/sqlite";
 
-const context: FilterContext = { dialect: sqliteDialect, families: [], threatTypes: [], malwareKeys: [] };
+const context: FilterContext = { dialect: sqliteDialect, families: [], threatTypes: [], malwareKeys: [], tagFamilies: [] };
 // domain=no-ip.biz on the full snapshot import: few matches for the table, so chooseScan would walk.
 const counts = { matches: 13_658, universe: 1_672_198, pageEnd: 25 };
 
