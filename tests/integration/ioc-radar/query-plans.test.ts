@@ -7,6 +7,7 @@ import type { Extract } from "../../../server/ioc/extract-pool";
 import { queryIocDetail } from "../../../server/ioc/detail";
 import { countIndicators, INDICATOR_COLUMNS, orderedIndicators } from "../../../server/ioc/list";
 import { createIocService, filterIndexKeepsOrder, type IocService } from "../../../server/ioc/service";
+import { aggregateIocStats } from "../../../server/ioc/stats";
 import { parseIndicator } from "../../../shared/ioc/detect";
 import { IOC_SORT_KEYS, iocListParamsSchema } from "../../../shared/ioc-radar/list-params";
 import { parseQuery } from "../../../shared/query/params";
@@ -141,6 +142,19 @@ describe("IOC list: gathered pages and counts read only their matches", () => {
     expect(count).toBeDefined();
     expectNoFullScan(await explainQueryPlan(db, count!));
   });
+
+  it.each(["tag=phishing", "tag=phishing&seen=30d", "source=tweetfeed", "seen=30d", "q=login"])(
+    "chart statistics of '%s' (not answered by the statistics table): one grouped pass over the matches, from their indexes",
+    async (query) => {
+      const { params } = parseQuery(iocListParamsSchema, new URLSearchParams(query));
+      const context = await service.filterContext(params);
+      recording.take();
+      await aggregateIocStats(db, params, now, context);
+      const queries = recording.take();
+      expect(queries).toHaveLength(1);
+      expectNoFullScan(await explainQueryPlan(db, queries[0]!));
+    },
+  );
 });
 
 describe("IOC detail: related indicators by host and by domain", () => {
