@@ -1,10 +1,10 @@
 import { extractIndicators } from "../shared/ioc/extract";
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../server/db/schema";
-import { chooseScan, type Scan } from "../server/db/scan";
+import type { Scan } from "../server/db/scan";
 import { queryIocDetail } from "../server/ioc/detail";
 import { countIndicators, INDICATOR_COLUMNS, orderedIndicators, queryIndicatorRows } from "../server/ioc/list";
-import { createIocService } from "../server/ioc/service";
+import { createIocService, listScan, walkUniverseView } from "../server/ioc/service";
 import { queryIocStats } from "../server/ioc/stats";
 import { defang } from "../shared/ioc/defang";
 import type { IndicatorType } from "../shared/ioc/types";
@@ -74,7 +74,7 @@ async function detailValues(db: Kysely<Database>): Promise<string[]> {
  * from the database, every other one defanged, with one in five made up (not
  * in any feed), one per line with some prose around them.
  */
-async function lookupText(db: Kysely<Database>): Promise<string> {
+export async function lookupText(db: Kysely<Database>): Promise<string> {
   const known = Math.round(LOOKUP_MAX_INDICATORS * 0.8);
   const rows = await db
     .selectFrom("indicators")
@@ -151,13 +151,14 @@ export async function iocQueryBreakdown(db: Kysely<Database>, now: Date): Promis
     const countMs = await timeOnce(async () => {
       total = await countIndicators(db, p, now, context);
     });
-    const universe = await countIndicators(db, {}, now, context);
+    // What a walk would step over, as the service weighs it (a "seen within" window bounds a last-seen walk).
+    const universe = await countIndicators(db, walkUniverseView(p), now, context);
     breakdown.push({
       view: name,
       matches: total,
       "rows ms (gather)": ms(await timeOnce(() => queryIndicatorRows(db, p, now, context, "gather"))),
       "rows ms (walk)": ms(await timeOnce(() => queryIndicatorRows(db, p, now, context, "walk"))),
-      "service uses": chooseScan({ matches: total, universe, pageEnd: (p.page ?? 1) * (p.per_page ?? IOC_PAGE_SIZE_DEFAULT) }),
+      "service uses": listScan(p, context, { matches: total, universe, pageEnd: (p.page ?? 1) * (p.per_page ?? IOC_PAGE_SIZE_DEFAULT) }),
       "plan (gather)": await plan("gather"),
       "plan (walk)": await plan("walk"),
       "count ms (cold)": ms(countMs),

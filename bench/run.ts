@@ -19,7 +19,7 @@ import { iocBenchClock, iocDetailBreakdown, iocHttp, iocQueryBreakdown } from ".
 import { ROUTE_JS_BUDGET_GZIP, routeBundles } from "./route-bundles";
 
 /**
- * `npm run bench [-- --db .bench/scaled.sqlite --runs 200 --queries-only | --http-only] [--cve-only]`
+ * `npm run bench [-- --db .bench/scaled.sqlite --runs 200 --queries-only | --http-only] [--cve-only | --ioc-only]`
  * `BENCH_DATABASE=/path/to/full-import.sqlite npm run bench`
  *
  * Measures what users wait for, on the production build (`npm run build`)
@@ -45,6 +45,8 @@ const { values } = parseArgs({
     "http-only": { type: "boolean", default: false },
     // The CVE figures alone: its query breakdown and its pages and API, without the IOC ones and the byte tables.
     "cve-only": { type: "boolean", default: false },
+    // The IOC radar's breakdowns and HTTP figures alone (no home page, no CVE radar).
+    "ioc-only": { type: "boolean", default: false },
   },
 });
 const runs = Number(values.runs);
@@ -78,7 +80,7 @@ console.log(
 if (!values["http-only"]) {
   if (target.kind === "sqlite") {
     // Query plans as SQLite explains them: PostgreSQL's planner is read with EXPLAIN ANALYZE by hand.
-    await cveQueryBreakdown(database.db);
+    if (!values["ioc-only"]) await cveQueryBreakdown(database.db);
     if (!values["cve-only"]) {
       await iocQueryBreakdown(database.db, clock);
       await iocDetailBreakdown(database.db, values.db, clock);
@@ -124,16 +126,22 @@ server.keepAliveTimeout = 600_000;
 await new Promise((done) => server.once("listening", done));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-const home = await measure("/", `${base}/`, runs);
-printTable("Home: server render, whole HTML response (ms)", [{ ...latencyRow("page")(home), "HTML bytes": home.bytes }]);
-await cveHttp(database.db, base, runs);
-if (values["cve-only"]) {
+/** Ends a run limited to one radar (--cve-only, --ioc-only) before the figures of the other and the byte tables. */
+async function finishEarly(): Promise<never> {
   server.close();
   await Promise.all([web.close(), extractPool.close()]);
   await database.close();
   process.exit(0);
 }
+
+if (!values["ioc-only"]) {
+  const home = await measure("/", `${base}/`, runs);
+  printTable("Home: server render, whole HTML response (ms)", [{ ...latencyRow("page")(home), "HTML bytes": home.bytes }]);
+  await cveHttp(database.db, base, runs);
+}
+if (values["cve-only"]) await finishEarly();
 await iocHttp(database.db, base, runs);
+if (values["ioc-only"]) await finishEarly();
 
 /**
  * What a first visit downloads, from the HTML itself: its stylesheets, the

@@ -8,6 +8,7 @@ import type { WarninglistMatcher } from "./warninglist-match";
 import { iocListSearch, SEEN_WINDOWS } from "../../shared/ioc-radar/list-params";
 import type { IocActivityWindow, IocDetailData, IocSightingView, RelatedGroup, RelatedIndicator } from "../../shared/ioc-radar/detail-types";
 import { scoreIndicator } from "../../shared/scoring/ioc-score";
+import { dialectOf } from "../db/dialect";
 import type { Database } from "../db/schema";
 import { asIndicator, parseStringList } from "./list";
 import { slashTwin } from "../../shared/ioc/url";
@@ -155,7 +156,9 @@ async function relatedGroups(db: Kysely<Database>, indicator: Indicator, selfId:
           .select(RELATED_COLUMNS)
           .where("value", ">=", prefix)
           .where("value", "<", upper)
-          .where("type", "in", ["ipv4", "ip:port"])
+          // Kept off the type index: SQLite otherwise reads every address through it (40–100 ms on
+          // the full import, even for a /24 with no other address) instead of the value range (0.2 ms).
+          .where(dialectOf(db).withoutIndex("indicators.type"), "in", ["ipv4", "ip:port"])
           .limit(SLASH24_SCAN)
           .execute()
           .then((rows) => {

@@ -69,6 +69,17 @@ export function listScan(params: IocListParams, context: FilterContext, counts: 
 }
 
 /**
+ * The rows a walk along the sort index steps over at most: every indicator,
+ * except that in the last-seen order a "seen within" window is a range of
+ * that index, so the walk starts and stops inside it. Weighing the walk
+ * against the whole table there made `tag=phishing&seen=30d` gather and sort
+ * its 6,249 matches (50–150 ms on the full import) where the walk takes 1 ms.
+ */
+export function walkUniverseView(params: IocListParams): IocListParams {
+  return params.seen && (params.sort ?? "last_seen") === "last_seen" ? { seen: params.seen } : {};
+}
+
+/**
  * The IOC radar's queries. Counts, chart statistics, facets and the
  * warninglist matcher are cached per data version, like the CVE radar's; a
  * page of rows is read fresh. A "seen within" view is cached per hour of the
@@ -111,9 +122,16 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
       return [...new Set([key, ...aliased.map((row) => row.family_key)])];
     });
 
+  /** The family keys a tag also matches: the families it is an alias of (family_aliases.alias is stored as the tag is). */
+  const tagFamiliesOf = (tag: string) =>
+    cached(`tag-families|${tag}`, async () => {
+      const rows = await db.selectFrom("family_aliases").select("family_key").distinct().where("alias", "=", tag).execute();
+      return rows.map((row) => row.family_key);
+    });
+
   const filterContext = async (params: IocListParams): Promise<FilterContext> => {
-    const malwareKeys = params.malware ? await familyKeysOf(params.malware) : [];
-    if (!params.q) return { dialect, families: [], threatTypes: [], malwareKeys };
+    const [malwareKeys, tagFamilies] = await Promise.all([params.malware ? familyKeysOf(params.malware) : [], params.tag ? tagFamiliesOf(params.tag) : []]);
+    if (!params.q) return { dialect, families: [], threatTypes: [], malwareKeys, tagFamilies };
     const needle = params.q.toLowerCase();
     const { threatTypes, families } = await facets();
     return {
@@ -121,6 +139,7 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
       families: families.filter((family) => family.includes(needle)),
       threatTypes: threatTypes.filter((threatType) => threatType.toLowerCase().includes(needle)),
       malwareKeys,
+      tagFamilies,
     };
   };
 
@@ -134,7 +153,7 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
     async list(params, now) {
       const context = await filterContext(params);
       const count = (view: IocListParams) => cached(`count|${filterKey(view, now)}`, () => countIndicators(db, view, now, context));
-      const [total, universe, lists, listed] = await Promise.all([count(params), count({}), matcher(), completeLists()]);
+      const [total, universe, lists, listed] = await Promise.all([count(params), count(walkUniverseView(params)), matcher(), completeLists()]);
       const pageEnd = (params.page ?? 1) * (params.per_page ?? IOC_PAGE_SIZE_DEFAULT);
       const scan = listScan(params, context, { matches: total, universe, pageEnd });
       const rows = await queryIndicatorRows(db, params, now, context, scan);

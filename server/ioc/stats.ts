@@ -30,40 +30,47 @@ export async function queryIocStats(db: Kysely<Database>, params: IocListParams,
   return statsTableAnswers(params) ? statsFromTable(db, params, context) : aggregateIocStats(db, params, now, context);
 }
 
-/** The statistics aggregated over the matching indicators themselves: for filters the statistics table does not answer. */
+/**
+ * The statistics aggregated over the matching indicators themselves: for
+ * filters the statistics table does not answer. One pass over the matches,
+ * grouped by day, type and family, summed here into the three charts: the
+ * matches were read four times before (newest day, days, types, families),
+ * which made a cold `tag=phishing` (147,378 matches) take 2.5 s instead of
+ * about 0.6 s on the full import.
+ */
 export async function aggregateIocStats(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext): Promise<IocChartStats> {
-  const filtered = () => db.selectFrom("indicators").where((eb) => iocFilter(eb, params, now, context));
-  const newest = await filtered()
-    .select((eb) => eb.fn.max("indicators.last_seen").as("newest"))
-    .executeTakeFirst();
-  const to = params.seen ? now.toISOString().slice(0, 10) : (newest?.newest?.slice(0, 10) ?? null);
+  const groups = await db
+    .selectFrom("indicators")
+    .where((eb) => iocFilter(eb, params, now, context))
+    .select([sql<string>`coalesce(substr(indicators.last_seen, 1, 10), '')`.as("day"), "indicators.type", "indicators.malware_family"])
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .groupBy([sql`coalesce(substr(indicators.last_seen, 1, 10), '')`, "indicators.type", "indicators.malware_family"])
+    .execute();
+  let newest: string | null = null;
+  for (const group of groups) if (group.day !== "" && (newest === null || group.day > newest)) newest = group.day;
+  const to = params.seen ? now.toISOString().slice(0, 10) : newest;
   const from = to ? shiftDay(to, -(PER_DAY_DAYS - 1)) : null;
-
-  const [perDayRows, typeRows, malwareRows] = await Promise.all([
-    from
-      ? filtered()
-          .where("indicators.last_seen", ">=", from)
-          .select([sql<string>`substr(indicators.last_seen, 1, 10)`.as("day"), "indicators.type"])
-          .select((eb) => eb.fn.countAll<number>().as("count"))
-          .groupBy(["day", "indicators.type"])
-          .execute()
-      : Promise.resolve([]),
-    filtered()
-      .select("indicators.type")
-      .select((eb) => eb.fn.countAll<number>().as("count"))
-      .groupBy("indicators.type")
-      .execute(),
-    filtered()
-      .where("indicators.malware_family", "is not", null)
-      .select("indicators.malware_family")
-      .select((eb) => eb.fn.countAll<number>().as("count"))
-      .groupBy("indicators.malware_family")
-      .orderBy("count", "desc")
-      .orderBy("indicators.malware_family")
-      .limit(TOP_MALWARE)
-      .execute(),
-  ]);
-  return chartStats(from, to, perDayRows, typeRows, malwareRows);
+  const sum = (into: Map<string, number>, key: string, count: number) => into.set(key, (into.get(key) ?? 0) + count);
+  const perDay = new Map<string, number>();
+  const types = new Map<string, number>();
+  const families = new Map<string, number>();
+  for (const group of groups) {
+    const count = Number(group.count);
+    if (from !== null && group.day !== "" && group.day >= from) sum(perDay, `${group.day} ${group.type}`, count);
+    sum(types, group.type, count);
+    if (group.malware_family !== null) sum(families, group.malware_family, count);
+  }
+  const topMalware = [...families]
+    .sort(([a, x], [b, y]) => y - x || (a < b ? -1 : a > b ? 1 : 0))
+    .slice(0, TOP_MALWARE)
+    .map(([malware_family, count]) => ({ malware_family, count }));
+  return chartStats(
+    from,
+    to,
+    [...perDay].map(([key, count]) => ({ day: key.slice(0, 10), type: key.slice(11), count })),
+    [...types].map(([type, count]) => ({ type, count })),
+    topMalware,
+  );
 }
 
 /** The same statistics, summed from the statistics table: the unfiltered list and lists filtered by type, threat type or family. */

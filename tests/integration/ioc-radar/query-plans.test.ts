@@ -5,8 +5,9 @@ import type { Scan } from "../../../server/db/scan";
 import type { Database } from "../../../server/db/schema";
 import type { Extract } from "../../../server/ioc/extract-pool";
 import { queryIocDetail } from "../../../server/ioc/detail";
-import { INDICATOR_COLUMNS, orderedIndicators } from "../../../server/ioc/list";
+import { countIndicators, INDICATOR_COLUMNS, orderedIndicators } from "../../../server/ioc/list";
 import { createIocService, filterIndexKeepsOrder, type IocService } from "../../../server/ioc/service";
+import { aggregateIocStats } from "../../../server/ioc/stats";
 import { parseIndicator } from "../../../shared/ioc/detect";
 import { IOC_SORT_KEYS, iocListParamsSchema } from "../../../shared/ioc-radar/list-params";
 import { parseQuery } from "../../../shared/query/params";
@@ -94,6 +95,66 @@ describe("IOC list: the page query walks an index in the listed order", () => {
     "filter '%s' gathers its matches from an index that keeps the default order",
     async (query) => expectIndexOrder(await listPlan(query, "gather")),
   );
+
+  it.each(["tag=phishing&seen=30d", "tag=phishing&seen=30d&dir=asc"])("'%s' walks only the window's range of the last-seen index", async (query) => {
+    const reading = await listPlan(query, "walk");
+    expectIndexOrder(reading);
+    expect(reading.lines.join("\n")).toMatch(/USING INDEX indicators_last_seen_idx\w* \(last_seen>\?\)/);
+  });
+});
+
+/** Reads indexes only: no indicator table whole (a gathered page sorts its few matches, which is its point). */
+function expectNoFullScan(reading: PlanReading): void {
+  const plan = reading.lines.join("\n");
+  expect(reading.usesIndex, plan).toBe(true);
+  expect(
+    reading.fullScans.filter((table) => table.startsWith("indicator")),
+    plan,
+  ).toEqual([]);
+  // A walk of a sort index past every row is a full read too, when the page is gathered.
+  expect(plan).not.toMatch(/^SCAN indicators USING INDEX/m);
+}
+
+describe("IOC list: gathered pages and counts read only their matches", () => {
+  /** Free text that is part of a family's name (and of values): the family index and the trigram index, one OR. */
+  async function familyText(): Promise<string> {
+    return (await mostCommon("malware_family")).toLowerCase().slice(0, 5);
+  }
+
+  it("free text naming a family, gathered: both alternatives from their indexes", async () => {
+    const q = await familyText();
+    const reading = await listPlan(new URLSearchParams({ q }).toString(), "gather");
+    expectNoFullScan(reading);
+    expect(reading.lines.join("\n")).toMatch(/indicators_malware_idx/);
+  });
+
+  it.each([
+    ["free text naming a family", async () => ({ q: await familyText() })],
+    ["a tag, which its family aliases also match", async () => ({ tag: "phishing" })],
+    ["a tag within a window", async () => ({ tag: "phishing", seen: "30d" })],
+    ["a source", async () => ({ source: "tweetfeed" })],
+  ] as const)("count of %s", async (_name, view) => {
+    const { params } = parseQuery(iocListParamsSchema, new URLSearchParams(await view()));
+    const context = await service.filterContext(params);
+    recording.take();
+    await countIndicators(db, params, now, context);
+    const [count] = recording.take();
+    expect(count).toBeDefined();
+    expectNoFullScan(await explainQueryPlan(db, count!));
+  });
+
+  it.each(["tag=phishing", "tag=phishing&seen=30d", "source=tweetfeed", "seen=30d", "q=login"])(
+    "chart statistics of '%s' (not answered by the statistics table): one grouped pass over the matches, from their indexes",
+    async (query) => {
+      const { params } = parseQuery(iocListParamsSchema, new URLSearchParams(query));
+      const context = await service.filterContext(params);
+      recording.take();
+      await aggregateIocStats(db, params, now, context);
+      const queries = recording.take();
+      expect(queries).toHaveLength(1);
+      expectNoFullScan(await explainQueryPlan(db, queries[0]!));
+    },
+  );
 });
 
 describe("IOC detail: related indicators by host and by domain", () => {
@@ -144,5 +205,23 @@ describe("IOC detail: related indicators by host and by domain", () => {
       expect(reading.sorts, `${text}\n${reading.lines.join("\n")}`).toEqual([]);
       expect(reading.fullScans, `${text}\n${reading.lines.join("\n")}`).toEqual([]);
     }
+  });
+});
+
+describe("IOC detail: the addresses of the same /24", () => {
+  async function firstAddress(): Promise<string> {
+    const row = await db.selectFrom("indicators").select("value").where("type", "=", "ipv4").orderBy("id").limit(1).executeTakeFirstOrThrow();
+    return row.value;
+  }
+  it.each(["a listed address", "an address no feed lists"])("%s: one range of the value index, not every address through the type index", async (name) => {
+    const read = parseIndicator(name === "a listed address" ? await firstAddress() : "8.8.8.8");
+    expect(read).not.toBeNull();
+    recording.take();
+    await queryIocDetail(db, read!, await service.matcher(), new Map(), now);
+    const neighbours = recording.take().filter((query) => /"value" >= \?/.test(query.sql));
+    expect(neighbours).toHaveLength(1);
+    const reading = await explainQueryPlan(db, neighbours[0]!);
+    expect(reading.lines.join("\n")).toMatch(/USING INDEX indicators_value_idx\w* \(value>\? AND value<\?\)/);
+    expect(reading.fullScans).toEqual([]);
   });
 });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { chooseScan } from "../../../server/db/scan";
 import type { FilterContext } from "../../../server/ioc/filters";
-import { listScan } from "../../../server/ioc/service";
+import { listScan, walkUniverseView } from "../../../server/ioc/service";
 import { sqliteDialect } from "../../../server/db/dialect/sqlite";
 
-const context: FilterContext = { dialect: sqliteDialect, families: [], threatTypes: [], malwareKeys: [] };
+const context: FilterContext = { dialect: sqliteDialect, families: [], threatTypes: [], malwareKeys: [], tagFamilies: [] };
 // domain=no-ip.biz on the full snapshot import: few matches for the table, so chooseScan would walk.
 const counts = { matches: 13_658, universe: 1_672_198, pageEnd: 25 };
 
@@ -21,5 +21,12 @@ describe("how the IOC list reads its page", () => {
   it("leaves other filters to chooseScan", () => {
     expect(listScan({ tag: "phishing", sort: "value" }, context, counts)).toBe(chooseScan(counts));
     expect(listScan({}, context, { matches: 1_672_198, universe: 1_672_198, pageEnd: 25 })).toBe("walk");
+  });
+
+  it("weighs a walk in the last-seen order with a 'seen within' window against that window only: the walk stays inside its range of the index", () => {
+    expect(walkUniverseView({ tag: "phishing", seen: "30d" })).toEqual({ seen: "30d" });
+    expect(walkUniverseView({ tag: "phishing", seen: "30d", sort: "last_seen", dir: "asc" })).toEqual({ seen: "30d" });
+    expect(walkUniverseView({ tag: "phishing", seen: "30d", sort: "confidence" })).toEqual({});
+    expect(walkUniverseView({ tag: "phishing" })).toEqual({});
   });
 });
