@@ -11,6 +11,7 @@ import { migrateToLatest } from "../server/db/migrate";
 import { loadPipelineConfig } from "../server/pipeline/config";
 import { openSqliteImportStore } from "../server/pipeline/engine/store";
 import { readContext } from "./local-read-context";
+import { IMPORT_HEAP_FLAGS } from "../server/pipeline/import-heap";
 import { getSource, SOURCES } from "../server/pipeline/source-catalogue";
 import { resolveLocations, syncSources } from "../server/pipeline/sync";
 
@@ -145,7 +146,9 @@ const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0);
  * it ran (sampled every SAMPLE_MS, so a peak shorter than that can be missed).
  */
 async function inChild<T>(args: string[], watch: readonly string[] = []): Promise<{ result: T; peaks: number[] }> {
-  const child = spawn(process.execPath, ["--import", "tsx", "bench/import.ts", ...args, "--mirror", mirrorDir], {
+  // An import child runs with the import process's heap cap, as `npm run sync` and the scheduler do.
+  const heap = args.includes("--import") ? IMPORT_HEAP_FLAGS : [];
+  const child = spawn(process.execPath, [...heap, "--import", "tsx", "bench/import.ts", ...args, "--mirror", mirrorDir], {
     cwd: projectRoot,
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -3,7 +3,7 @@ import { computeCvePriority } from "../cve/priority";
 import { EXPLOIT_KINDS } from "../cve/evidence";
 import { refreshCveStats } from "../cve/stats-table";
 import type { Database } from "../db/schema";
-import { chunk } from "./engine/importer";
+import { dialectOf } from "../db/dialect";
 import type { StagingTable } from "./engine/staging";
 
 /** The CVE ids whose evidence a run changed: every CVE importer stages them here. */
@@ -142,18 +142,71 @@ async function refreshCvss(run: Run, cveScope: Expression<SqlBool>, idScope: (co
     where cvss_score is not null and ${cveScope} and not exists (select 1 from cve_cvss m where m.cve_id = cves.id)`);
 }
 
-/** Rows whose priority is written per statement: small enough to plan fast, few enough round trips. */
-const PRIORITY_BATCH = 500;
 /** Rows read per query: an EPSS import rescores every CVE, which need not all be in memory at once. */
 const PRIORITY_READ_BATCH = 5_000;
 
 /**
+ * The priorities that moved, collected before one set update writes them:
+ * a temporary table, so that it needs no staging area (bench/generate.ts
+ * refreshes every CVE of a plain database).
+ */
+const movedPriorities = sql.table("moved_priorities");
+
+async function createMovedPriorities(trx: Kysely<Database>): Promise<void> {
+  await sql`drop table if exists ${movedPriorities}`.execute(trx);
+  await sql`create temporary table ${movedPriorities} (id text primary key, score double precision not null)`.execute(trx);
+}
+
+/** One batch of (id, score) into moved_priorities: one statement with one JSON parameter, whatever the batch's size. */
+async function collectPriorities(trx: Kysely<Database>, rows: ReadonlyArray<readonly [string, number]>): Promise<void> {
+  if (rows.length === 0) return;
+  const p = dialectOf(trx).jsonArrayRows(JSON.stringify(rows), "p");
+  await sql`
+    insert into ${movedPriorities} (id, score)
+    select p.value ->> 0, cast(p.value ->> 1 as double precision) from ${p} where true
+    on conflict (id) do update set score = excluded.score`.execute(trx);
+}
+
+/** The priority of a CVE row, by the one definition the CVE page uses (server/cve/priority.ts). */
+export function priorityOf(row: PriorityColumns, now: Date): number {
+  return computeCvePriority(
+    {
+      state: row.state,
+      kev: row.kev ? { dateAdded: row.kev_date_added, knownRansomwareUse: row.kev_ransomware === 1 } : null,
+      epss: row.epss === null ? null : { score: row.epss, percentile: row.epss_percentile, date: row.epss_date },
+      exploitCount: row.exploit_count,
+      cvss: row.cvss_score === null ? null : { score: row.cvss_score, version: row.cvss_version, source: row.cvss_source },
+      published: row.date_published,
+    },
+    now,
+  ).score;
+}
+
+/** The columns of `cves` the priority is computed from. */
+export interface PriorityColumns {
+  state: string;
+  kev: number;
+  kev_date_added: string | null;
+  kev_ransomware: number;
+  epss: number | null;
+  epss_percentile: number | null;
+  epss_date: string | null;
+  exploit_count: number;
+  cvss_score: number | null;
+  cvss_version: string | null;
+  cvss_source: string | null;
+  date_published: string | null;
+}
+
+/**
  * Recomputes `priority_score` with the one definition the CVE page uses
- * (shared/scoring/cve-priority.ts) and writes the scores that moved, a batch
- * per statement (`update … from (values …)`): one round trip per 500 rows,
- * not per row. Rows are read in id order, a bounded batch at a time.
+ * (shared/scoring/cve-priority.ts) and writes the scores that moved. Rows
+ * are read in id order, a bounded batch at a time; the moved scores are
+ * collected in a temporary table (one statement per batch) and written to
+ * `cves` by one set update at the end.
  */
 async function refreshPriorities(trx: Kysely<Database>, scope: Scope | "rescore", now: Date): Promise<number> {
+  await createMovedPriorities(trx);
   let moved = 0;
   let after = "";
   for (;;) {
@@ -185,30 +238,19 @@ async function refreshPriorities(trx: Kysely<Database>, scope: Scope | "rescore"
         : query.where((eb) => inScope(scope, eb.ref("cves.id")))
     ).execute();
     const last = rows.at(-1);
-    if (!last) return moved;
+    if (!last) break;
     after = last.id;
     const changed: Array<[string, number]> = [];
     for (const row of rows) {
-      const { score } = computeCvePriority(
-        {
-          state: row.state,
-          kev: row.kev ? { dateAdded: row.kev_date_added, knownRansomwareUse: row.kev_ransomware === 1 } : null,
-          epss: row.epss === null ? null : { score: row.epss, percentile: row.epss_percentile, date: row.epss_date },
-          exploitCount: row.exploit_count,
-          cvss: row.cvss_score === null ? null : { score: row.cvss_score, version: row.cvss_version, source: row.cvss_source },
-          published: row.date_published,
-        },
-        now,
-      );
+      const score = priorityOf(row, now);
       if (score !== row.priority_score) changed.push([row.id, score]);
     }
-    for (const part of chunk(changed, PRIORITY_BATCH)) {
-      const values = sql.join(part.map(([id, score]) => sql`(${id}, cast(${score} as double precision))`));
-      // VALUES columns are column1, column2 … in SQLite and PostgreSQL alike.
-      await sql`update cves set priority_score = v.column2 from (values ${values}) as v where cves.id = v.column1`.execute(trx);
-    }
+    await collectPriorities(trx, changed);
     moved += changed.length;
   }
+  if (moved > 0) await sql`update cves set priority_score = m.score from ${movedPriorities} m where m.id = cves.id`.execute(trx);
+  await sql`drop table ${movedPriorities}`.execute(trx);
+  return moved;
 }
 
 /**
@@ -262,17 +304,62 @@ export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Prom
     update cves set epss = n.epss, epss_percentile = n.percentile, epss_date = n.score_date, epss_7d_ago = n.week_ago
     from ${epssNow} n join ${rescore} r on r.id = n.id
     where n.id = cves.id`);
-  // A CVE EPSS is first to name (EPSS scores published CVEs only) is written with its scores, not updated after.
-  await run(sql`
-    insert into ${rescore} (id)
-    select n.id from ${epssNow} n where not exists (select 1 from cves c where c.id = n.id) order by n.id`);
-  const added = await trx.executeQuery(
-    sql`
-    insert into cves (id, state, epss, epss_percentile, epss_date, epss_7d_ago)
-    select n.id, 'PUBLISHED', n.epss, n.percentile, n.score_date, n.week_ago from ${epssNow} n
-    where not exists (select 1 from cves c where c.id = n.id) order by n.id`.compile(trx),
-  );
+  const rescored = await refreshPriorities(trx, "rescore", now);
+  const added = await insertEpssOnlyCves(trx, now);
   // EPSS is none of the statistics' columns: only the CVEs it is first to name change them.
-  if (Number(added.numAffectedRows ?? 0) > 0) await refreshCveStats(trx);
-  return refreshPriorities(trx, "rescore", now);
+  if (added > 0) await refreshCveStats(trx);
+  return rescored + added;
 }
+
+/**
+ * A CVE EPSS is first to name (EPSS scores published CVEs only) is written
+ * with its scores and its priority, not updated after: a first import
+ * creates about 300,000 of them, and each update would rewrite the row and
+ * its priority indexes again. Their priority depends on EPSS alone (no
+ * record, KEV entry or exploit is stored for them yet).
+ */
+async function insertEpssOnlyCves(trx: Kysely<Database>, now: Date): Promise<number> {
+  await createMovedPriorities(trx);
+  let created = 0;
+  let after = "";
+  for (;;) {
+    const { rows } = await sql<{ id: string; epss: number | null; percentile: number | null; score_date: string | null }>`
+      select n.id, n.epss, n.percentile, n.score_date from ${epssNow} n
+      where n.id > ${after} and not exists (select 1 from cves c where c.id = n.id)
+      order by n.id limit ${PRIORITY_READ_BATCH}`.execute(trx);
+    const last = rows.at(-1);
+    if (!last) break;
+    after = last.id;
+    const scored: Array<[string, number]> = [];
+    for (const row of rows) {
+      const score = priorityOf({ ...NO_EVIDENCE, epss: row.epss, epss_percentile: row.percentile, epss_date: row.score_date }, now);
+      // The column's default is 0: only other scores need writing.
+      if (score !== 0) scored.push([row.id, score]);
+    }
+    await collectPriorities(trx, scored);
+    created += rows.length;
+  }
+  await sql`
+    insert into cves (id, state, epss, epss_percentile, epss_date, epss_7d_ago, priority_score)
+    select n.id, 'PUBLISHED', n.epss, n.percentile, n.score_date, n.week_ago, coalesce(m.score, 0) from ${epssNow} n
+    left join ${movedPriorities} m on m.id = n.id
+    where not exists (select 1 from cves c where c.id = n.id) order by n.id`.execute(trx);
+  await sql`drop table ${movedPriorities}`.execute(trx);
+  return created;
+}
+
+/** A published CVE's row as a feed that names only its id creates it. */
+const NO_EVIDENCE: PriorityColumns = {
+  state: "PUBLISHED",
+  kev: 0,
+  kev_date_added: null,
+  kev_ransomware: 0,
+  epss: null,
+  epss_percentile: null,
+  epss_date: null,
+  exploit_count: 0,
+  cvss_score: null,
+  cvss_version: null,
+  cvss_source: null,
+  date_published: null,
+};

@@ -2,6 +2,7 @@ import { fork } from "node:child_process";
 import type { Logger } from "pino";
 import { entryFile } from "../runtime/entry-file";
 import { ImportBusyError } from "./engine/lock";
+import { IMPORT_HEAP_FLAGS } from "./import-heap";
 import type { ImportProcessMessage } from "./import-process";
 import type { ImportOutcome } from "./run";
 import { syncSources, type SyncOptions } from "./sync";
@@ -42,7 +43,7 @@ export function childProcessRunner({ databasePath, env, logger }: ChildProcessRu
     new Promise<ImportOutcome>((resolve, reject) => {
       const child = fork(entry.url, [source], {
         env: databasePath === null ? env : { ...env, DATABASE_PATH: databasePath },
-        execArgv: entry.execArgv,
+        execArgv: [...entry.execArgv, ...IMPORT_HEAP_FLAGS],
         stdio: ["ignore", "inherit", "inherit", "ipc"],
       });
       let outcome: ImportOutcome | null = null;

@@ -76,6 +76,8 @@ export const postgresDialect: SqlDialect = {
   textType: 'text collate "C"',
   integerType: "bigint",
 
+  jsonArrayRows: (json, alias) => sql`json_array_elements(cast(${json} as json)) as ${sql.id(alias)}(value)`,
+
   async createCveSearchIndex(db) {
     await sql.raw(`create index cves_search_idx on cves using gin (${CVE_SEARCH_TEXT("")})`).execute(db);
   },

@@ -66,6 +66,8 @@ export const sqliteDialect: SqlDialect = {
   textType: "text",
   integerType: "integer",
 
+  jsonArrayRows: (json, alias) => sql`json_each(${json}) as ${sql.id(alias)}`,
+
   async createCveSearchIndex(db) {
     await createExternalContentIndex(db, {
       name: "cves_fts",

@@ -39,6 +39,16 @@ export interface SqlDialect {
   /** An integer key the database assigns: SQLite's rowid itself, PostgreSQL's identity column. */
   readonly identityColumn: string;
 
+  /**
+   * A FROM-clause source named `alias` with one row per element of a JSON
+   * array passed as one parameter, its element in the column `value`
+   * (`alias.value ->> 0` reads an element's first item in both dialects): a
+   * batch of computed rows sent as one short statement instead of a VALUES
+   * list with a parameter per cell, which SQLite would parse and plan anew
+   * for every batch.
+   */
+  jsonArrayRows(json: string, alias: string): RawBuilder<unknown>;
+
   createCveSearchIndex(db: Kysely<any>): Promise<void>;
   createValueSearchIndex(db: Kysely<any>, table: string): Promise<void>;
   /** Adds the values of `table`'s rows with ids above `afterId` to its value search index (PostgreSQL's GIN index keeps itself). */
