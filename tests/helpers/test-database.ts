@@ -61,3 +61,9 @@ export function serverDatabases(dir: string) {
     },
   };
 }
+
+/** A connection of the test's own to the shared snapshot database of the project's kind (SQLite file, or its PostgreSQL twin). */
+export function openSnapshotDatabase(): DatabaseHandle {
+  if (testDatabaseKind() === "sqlite") return openSqliteDatabase(inject("snapshotDatabase"));
+  return openDatabase({ kind: "postgres", url: inject("snapshotPostgres"), poolSize: 1 });
+}
