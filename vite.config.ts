@@ -37,8 +37,10 @@ const SERVER_ENTRIES = {
 /** Integration tests that also run on PostgreSQL (project integration-pg); tests/integration/README.md lists the others and why. */
 const POSTGRES_INTEGRATION_TESTS = [
   "tests/integration/cve-radar/{list,detail,detail-sections,epss-history,exports,past-the-end,suggest}.test.ts",
-  "tests/integration/ioc-radar/{list,detail,exports,lookup,fuzz}.test.ts",
-  "tests/integration/shell/{pages,errors,metrics,route-validation,serving}.test.{ts,tsx}",
+  "tests/integration/ioc-radar/{list,detail,exports,lookup,fuzz,stats-table}.test.ts",
+  "tests/integration/shell/{pages,errors,metrics,route-validation,serving,endpoints,process,start-up,roles}.test.{ts,tsx}",
+  "tests/integration/{home/home,bench/load-mix}.test.ts",
+  "tests/integration/pipeline/{cli,egress-proxy,epss,ioc-sources,misp-feed,records}.test.ts",
   // Compares SQLite and PostgreSQL side by side: it needs both global setups.
   "tests/integration/parity/*.test.ts",
 ];

@@ -5,8 +5,35 @@ import type { Database } from "../db/schema";
 /** Answered before any other request in line (server/http/event-loop-slices.ts). */
 export const HEALTH_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz"]);
 
+export interface HealthOptions {
+  /**
+   * How long /readyz waits for the database before answering 503. A
+   * PostgreSQL server that is unreachable (not refusing, just silent) would
+   * otherwise keep the probe waiting for the operating system's connect
+   * timeout, minutes, and the load balancer would never see it fail.
+   */
+  readinessTimeoutMs?: number;
+}
+
+const READINESS_TIMEOUT_MS = 2_000;
+
+/** Rejects when `work` takes longer than `ms`; the work itself goes on, and its outcome is ignored. */
+async function within<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the database did not answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => undefined);
+  }
+}
+
 /** Liveness (`/healthz`) and readiness (`/readyz`: the database answers). */
-export function healthRoutes(db: Kysely<Database>): Router {
+export function healthRoutes(db: Kysely<Database>, options: HealthOptions = {}): Router {
+  const timeoutMs = options.readinessTimeoutMs ?? READINESS_TIMEOUT_MS;
   const router = Router();
   router.get("/healthz", (_req, res) => {
     res.set("Cache-Control", "no-store").json({ status: "ok", uptimeSeconds: Math.round(process.uptime()) });
@@ -14,8 +41,13 @@ export function healthRoutes(db: Kysely<Database>): Router {
   router.get("/readyz", async (_req, res) => {
     res.set("Cache-Control", "no-store");
     try {
-      await sql`select 1`.execute(db);
-      const sources = await db.selectFrom("sources").select(["name", "status", "last_success_at", "last_error"]).execute();
+      const sources = await within(
+        (async () => {
+          await sql`select 1`.execute(db);
+          return db.selectFrom("sources").select(["name", "status", "last_success_at", "last_error"]).execute();
+        })(),
+        timeoutMs,
+      );
       const failing = sources.filter((source) => source.last_error !== null).map((source) => source.name);
       res.json({ status: "ready", database: "ok", sources: sources.length, failingSources: failing });
     } catch (error) {

@@ -11,7 +11,9 @@ import pino, { type Logger } from "pino";
 import tar from "tar-stream";
 import { openSqliteDatabase, type DatabaseHandle } from "../../server/db/connection";
 import { migrateToLatest } from "../../server/db/migrate";
-import { openSqliteImportStore, type ImportStore } from "../../server/pipeline/engine/store";
+import { openDatabase } from "../../server/db/target";
+import { openPostgresImportStore, openSqliteImportStore, type ImportStore } from "../../server/pipeline/engine/store";
+import { freshPostgresDatabase, testDatabaseKind } from "./test-database";
 
 const projectRoot = resolve(import.meta.dirname, "../..");
 
@@ -124,16 +126,22 @@ export async function startFeedServer(routes: Record<string, string>): Promise<F
 }
 
 export interface TestDatabase extends DatabaseHandle {
-  path: string;
+  /** A temporary folder of the test's own, for the files it writes. */
   dir: string;
+  /** The variable that names this database to a child process (DATABASE_PATH or DATABASE_URL). */
+  env: Record<string, string>;
   /** What imports run on (a connection of its own, as in production). */
   store: ImportStore;
-  /** Closes the database and deletes its folder. */
+  /** Closes the database and deletes it and its folder. */
   dispose(): Promise<void>;
 }
 
+export interface SqliteTestDatabase extends TestDatabase {
+  path: string;
+}
+
 /** A fresh, migrated SQLite file in its own temporary folder. */
-export async function createTestDatabase(): Promise<TestDatabase> {
+export async function createSqliteTestDatabase(): Promise<SqliteTestDatabase> {
   const dir = await mkdtemp(join(tmpdir(), "threat-radar-test-"));
   const path = join(dir, "test.sqlite");
   const handle = openSqliteDatabase(path);
@@ -143,10 +151,32 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     ...handle,
     path,
     dir,
+    env: { DATABASE_PATH: path },
     store,
     async dispose() {
       await store.close();
       await handle.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A fresh, migrated database of the kind the project runs on (integration-pg: a database of its cluster), and a temporary folder. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (testDatabaseKind() === "sqlite") return createSqliteTestDatabase();
+  const dir = await mkdtemp(join(tmpdir(), "threat-radar-test-"));
+  const database = await freshPostgresDatabase();
+  const handle = openDatabase({ kind: "postgres", url: database.url, poolSize: 2 });
+  const store = openPostgresImportStore(database.url);
+  return {
+    ...handle,
+    dir,
+    env: { DATABASE_URL: database.url },
+    store,
+    async dispose() {
+      await store.close();
+      await handle.close();
+      await database.drop();
       await rm(dir, { recursive: true, force: true });
     },
   };

@@ -158,10 +158,15 @@ export interface TestPostgresDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh, empty database in the cluster, so each test app starts from nothing. */
-export async function createPostgresDatabase(clusterUrl: string): Promise<TestPostgresDatabase> {
+/**
+ * A fresh database in the cluster, so each test app starts from nothing:
+ * empty, or a copy of `template` (a database nobody is connected to, e.g.
+ * one already migrated, which copies faster than migrating anew).
+ */
+export async function createPostgresDatabase(clusterUrl: string, options: { template?: string } = {}): Promise<TestPostgresDatabase> {
   const name = `test_${randomBytes(6).toString("hex")}`;
-  await adminQuery(clusterUrl, `create database ${pg.escapeIdentifier(name)}`);
+  const template = options.template ? ` template ${pg.escapeIdentifier(options.template)}` : "";
+  await adminQuery(clusterUrl, `create database ${pg.escapeIdentifier(name)}${template}`);
   const url = new URL(clusterUrl);
   url.pathname = `/${name}`;
   return {

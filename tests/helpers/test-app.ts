@@ -20,7 +20,9 @@ import type { PageCache } from "../../server/ssr/page-cache";
 import { pageRoutes } from "../../shared/routes/page-routes";
 import type { PageRoute } from "../../shared/routes/types";
 import { DIST_DIR } from "./paths";
-import { createPostgresDatabase } from "./postgres-cluster";
+import { freshPostgresDatabase, testDatabaseKind } from "./test-database";
+
+export { testDatabaseKind };
 
 export interface TestApp {
   app: ReturnType<typeof createApp>;
@@ -45,11 +47,6 @@ export interface TestAppOptions {
   pageCache?: PageCache | null;
   /** The database kind, whatever the project runs on (the parity test opens one of each). */
   adapter?: "sqlite" | "postgres";
-}
-
-/** Which database the integration tests run on: the integration-pg project sets THREAT_RADAR_TEST_DB=postgres. */
-export function testDatabaseKind(): "sqlite" | "postgres" {
-  return process.env.THREAT_RADAR_TEST_DB === "postgres" ? "postgres" : "sqlite";
 }
 
 interface TestDatabase {
@@ -86,7 +83,7 @@ async function openPostgresTestDatabase(options: TestAppOptions, env: Env): Prom
   let url: string;
   let drop: (() => Promise<void>) | null = null;
   if (options.databasePath === undefined) {
-    const fresh = await createPostgresDatabase(inject("postgresCluster"));
+    const fresh = await freshPostgresDatabase();
     url = fresh.url;
     drop = fresh.drop;
   } else if (options.databasePath === inject("snapshotDatabase")) {

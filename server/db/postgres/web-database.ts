@@ -41,8 +41,9 @@ export async function openPostgresWebDatabase(options: PostgresWebDatabaseOption
     dataVersion: () => version.current(),
     async close() {
       await version.close();
-      // Kysely's destroy() ends the pool.
       await db.destroy();
+      // Kysely's destroy() ends the pool only if a query ever ran: a web database closed unused would keep serving.
+      if (!pool.ending) await pool.end();
     },
   };
 }

@@ -1,5 +1,4 @@
-import { createReadStream, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { createReadStream } from "node:fs";
 import { join } from "node:path";
 import pino from "pino";
 import request from "supertest";
@@ -103,12 +102,6 @@ describe("home page on the snapshot data", () => {
 });
 
 describe("home page before the feeds are imported", () => {
-  let dir: string;
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), "threat-radar-home-"));
-  });
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
   it("an empty database explains what is happening instead of showing zeros", async () => {
     const t = await createTestApp();
     try {
@@ -121,8 +114,8 @@ describe("home page before the feeds are imported", () => {
   });
 
   it("with only CISA KEV imported, the KEV figures show, every KEV entry is a tracked CVE, and the indicator figures say they are not imported yet", async () => {
-    const databasePath = join(dir, "kev-only.sqlite");
-    const t = await createTestApp({ databasePath });
+    // A fresh database (SQLite file or PostgreSQL database) that only CISA KEV is imported into.
+    const t = await createTestApp();
     try {
       const outcome = await syncSource("cisa-kev", { store: t.store, config: loadPipelineConfig({}), logger: pino({ level: "silent" }), mirrorDir: DATA_DIR });
       expect(outcome.status).toBe("ok");

@@ -4,18 +4,19 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openSqliteDatabase } from "../../../server/db/connection";
 import { snapshotDir } from "../../helpers/feed-server";
+import { serverDatabases, type ServerDatabase } from "../../helpers/test-database";
 
 /** `npm run sync` and `npm run migrate`, run as the operator runs them: child processes. */
 const projectRoot = resolve(import.meta.dirname, "../../..");
 let dir: string;
+let databases: ReturnType<typeof serverDatabases>;
 
 /** The inherited environment without anything that configures the server or the pipeline. */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (!/^(DATABASE_PATH|LOG_LEVEL|NVD_API_KEY|SYNC_|SOURCE_)/.test(name)) env[name] = value;
+    if (!/^(DATABASE_|LOG_LEVEL|NVD_API_KEY|SYNC_|SOURCE_)/.test(name)) env[name] = value;
   }
   return { ...env, ...extra };
 }
@@ -42,38 +43,50 @@ function table(stdout: string): Array<Record<string, string>> {
   return rows.map((row) => Object.fromEntries(header!.map((name, i) => [name, row[i] ?? ""])));
 }
 
+/** How the database is named to the CLI the second time: a SQLite file by --db, PostgreSQL by DATABASE_URL (--db names only a file). */
+function named(database: ServerDatabase): { args: string[]; env: Record<string, string> } {
+  const path = database.env.DATABASE_PATH;
+  return path ? { args: ["--db", path], env: {} } : { args: [], env: database.env };
+}
+
+/** The name the CLIs print for the database: the file, or the URL. */
+const nameOf = (database: ServerDatabase) => database.env.DATABASE_PATH ?? database.env.DATABASE_URL!;
+
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "threat-radar-cli-"));
+  databases = serverDatabases(dir);
 });
 
 afterAll(async () => {
+  await databases.dropAll();
   await rm(dir, { recursive: true, force: true });
 });
 
 describe("npm run migrate", () => {
-  it("applies every migration to a fresh file, then finds nothing to do", async () => {
-    const path = join(dir, "migrate.sqlite");
-    const first = cli("migrate", [], { DATABASE_PATH: path });
+  it("applies every migration to a fresh database, then finds nothing to do", async () => {
+    const database = await databases.create("migrate.sqlite");
+    const name = nameOf(database);
+    const first = cli("migrate", [], database.env);
     expect(first.status, first.stderr).toBe(0);
-    expect(first.stdout).toMatch(new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: applied \\S+`));
+    expect(first.stdout).toMatch(new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}: applied \\S+`));
     const applied = first.stdout
       .trim()
       .replace(/^.*: applied /, "")
       .split(", ");
 
-    const handle = openSqliteDatabase(path);
+    const handle = database.open();
     try {
       const rows = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(handle.db);
       expect(rows.rows.map((r) => r.name)).toEqual(applied);
-      const tables = await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(handle.db);
-      expect(tables.rows.map((r) => r.name)).toEqual(expect.arrayContaining(["cves", "indicators", "sources", "source_files"]));
+      const tables = await handle.db.introspection.getTables();
+      expect(tables.map((table) => table.name)).toEqual(expect.arrayContaining(["cves", "indicators", "sources", "source_files"]));
     } finally {
       await handle.close();
     }
 
-    const again = cli("migrate", ["--db", path]);
+    const again = cli("migrate", named(database).args, named(database).env);
     expect(again.status, again.stderr).toBe(0);
-    expect(again.stdout.trim()).toBe(`${path}: already up to date`);
+    expect(again.stdout.trim()).toBe(`${name}: already up to date`);
   });
 
   it("stops with a message naming a bad DATABASE_PATH or LOG_LEVEL", () => {
@@ -87,12 +100,15 @@ describe("npm run migrate", () => {
 });
 
 describe("npm run sync", () => {
-  const path = () => join(dir, "sync.sqlite");
+  let database: ServerDatabase;
+  beforeAll(async () => {
+    database = await databases.create("sync.sqlite");
+  });
 
   it("imports KEV from a mirror and ends with the counts and the time", () => {
-    const run = cli("sync", ["--mirror", snapshotDir, "--source", "cisa-kev"], { DATABASE_PATH: path() });
+    const run = cli("sync", ["--mirror", snapshotDir, "--source", "cisa-kev"], database.env);
     expect(run.status, run.stderr).toBe(0);
-    expect(run.stdout).toContain(`Database: ${path()}`);
+    expect(run.stdout).toContain(`Database: ${nameOf(database)}`);
     const rows = table(run.stdout);
     expect(rows).toHaveLength(1);
     expect(Object.keys(rows[0]!)).toEqual(expect.arrayContaining(["source", "status", "added", "updated", "unchanged", "rejected", "seconds"]));
@@ -101,7 +117,8 @@ describe("npm run sync", () => {
   });
 
   it("a second run skips the unchanged file and adds nothing", () => {
-    const run = cli("sync", ["--mirror", snapshotDir, "--source", "cisa-kev", "--db", path()], { LOG_LEVEL: "silent" });
+    const { args, env } = named(database);
+    const run = cli("sync", ["--mirror", snapshotDir, "--source", "cisa-kev", ...args], { ...env, LOG_LEVEL: "silent" });
     expect(run.status, run.stderr).toBe(0);
     expect(table(run.stdout)).toEqual([
       expect.objectContaining({ source: "cisa-kev", status: "not-modified", added: "0", updated: "0", unchanged: "0", rejected: "0" }),

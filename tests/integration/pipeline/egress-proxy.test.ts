@@ -5,6 +5,7 @@ import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serverDatabases } from "../../helpers/test-database";
 import { PROJECT_ROOT } from "../../helpers/paths";
 import { snapshot, startFeedServer, type FeedServer } from "../../helpers/feed-server";
 
@@ -65,7 +66,10 @@ beforeAll(async () => {
   proxy = await startProxy();
 });
 
+const databases = serverDatabases(dir);
+
 afterAll(async () => {
+  await databases.dropAll();
   await feeds?.close();
   await new Promise((resolve) => proxy?.server.close(resolve));
   rmSync(dir, { recursive: true, force: true });
@@ -73,7 +77,7 @@ afterAll(async () => {
 
 describe("feed downloads through an egress proxy", () => {
   it("go through HTTP_PROXY when it is set", async () => {
-    const run = await syncKev({ DATABASE_PATH: join(dir, "proxied.sqlite"), SOURCE_CISA_KEV_URL: feeds.url(KEV_PATH), HTTP_PROXY: proxy.url });
+    const run = await syncKev({ ...(await databases.env("proxied.sqlite")), SOURCE_CISA_KEV_URL: feeds.url(KEV_PATH), HTTP_PROXY: proxy.url });
     expect(run.code, run.output).toBe(0);
     const feedHost = new URL(feeds.origin).host;
     expect(proxy.relayed.some((line) => line === `CONNECT ${feedHost}` || line === `GET ${feeds.url(KEV_PATH)}`)).toBe(true);
@@ -84,7 +88,7 @@ describe("feed downloads through an egress proxy", () => {
     const before = proxy.relayed.length;
     const requestsBefore = feeds.requests.length;
     const run = await syncKev({
-      DATABASE_PATH: join(dir, "direct.sqlite"),
+      ...(await databases.env("direct.sqlite")),
       SOURCE_CISA_KEV_URL: feeds.url(KEV_PATH),
       HTTP_PROXY: proxy.url,
       NO_PROXY: "127.0.0.1",

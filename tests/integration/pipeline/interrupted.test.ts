@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSqliteDatabase } from "../../../server/db/connection";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import { syncSource } from "../../../server/pipeline/sync";
-import { createTestDatabase, recordingLogger, snapshot, type TestDatabase } from "../../helpers/feed-server";
+import { createSqliteTestDatabase, recordingLogger, snapshot, type SqliteTestDatabase } from "../../helpers/feed-server";
 
 const projectRoot = resolve(import.meta.dirname, "../../..");
 const FULL_EPSS = snapshot("epss", "emba_epss_CVE_all_years_2026-08-16.csv.gz");
@@ -18,7 +18,7 @@ const EARLY_ROWS = 2_000;
 /** WAL this large means the killed import was well into its transaction. */
 const WAL_BYTES_MID_IMPORT = 4 * 1024 * 1024;
 
-let db: TestDatabase;
+let db: SqliteTestDatabase;
 let earlyFile: string;
 const { logger } = recordingLogger();
 
@@ -31,7 +31,7 @@ async function epssCount(): Promise<number> {
 }
 
 beforeAll(async () => {
-  db = await createTestDatabase();
+  db = await createSqliteTestDatabase();
   // An earlier day's scores, taken from the real file: the data the killed import must not damage.
   const lines: string[] = [];
   const input = createInterface({ input: createReadStream(FULL_EPSS).pipe(createGunzip()) });

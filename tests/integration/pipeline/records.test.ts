@@ -256,7 +256,7 @@ describe("sources API and scheduler", () => {
       db: db.db,
       config: quietConfig(["cisa-kev"]),
       logger: recorder.logger,
-      runner: childProcessRunner({ databasePath: db.path, env, logger: recorder.logger }),
+      runner: childProcessRunner({ databasePath: null, env: { ...env, ...db.env }, logger: recorder.logger }),
       recordCrash: (source, message, at) => recordCrashedImport(db.db, source, message, at),
     });
     try {

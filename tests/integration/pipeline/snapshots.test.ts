@@ -3,15 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { createGunzip } from "node:zlib";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { computeCvePriority } from "../../../server/cve/priority";
-import { openSqliteDatabase } from "../../../server/db/connection";
 import { sql } from "kysely";
-import { sqliteDialect } from "../../../server/db/dialect/sqlite";
+import { dialectOf } from "../../../server/db/dialect";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import type { ImportOutcome } from "../../../server/pipeline/run";
 import { syncSource } from "../../../server/pipeline/sync";
 import { utcTimestamp } from "../../helpers/source-files";
+import { openSnapshotDatabase } from "../../helpers/test-database";
 import { createTestDatabase, recordingLogger, snapshot, snapshotDir, type TestDatabase } from "../../helpers/feed-server";
 
 /**
@@ -113,7 +113,7 @@ describe("importing the real snapshots", () => {
   });
 
   it("imported all 167,093 Trickest records of every year into the shared snapshot database", async () => {
-    const shared = openSqliteDatabase(inject("snapshotDatabase"));
+    const shared = openSnapshotDatabase();
     try {
       const row = await shared.db.selectFrom("sources").selectAll().where("name", "=", "trickest-poc").executeTakeFirstOrThrow();
       expect(row).toMatchObject({ status: "ok", added: 167_093, updated: 0, unchanged: 0, rejected: 0, record_count: 167_093 });
@@ -231,13 +231,13 @@ describe("importing the real snapshots", () => {
     const byWord = await db.db
       .selectFrom("cves")
       .select("id")
-      .where(sqliteDialect.cveTextMatch("GlobalProtect command injection", sql.ref("cves.seq"))!)
+      .where(dialectOf(db.db).cveTextMatch("GlobalProtect command injection", sql.ref("cves.seq"))!)
       .execute();
     expect(byWord.map((r) => r.id)).toContain("CVE-2024-3400");
     const byId = await db.db
       .selectFrom("cves")
       .select("id")
-      .where(sqliteDialect.cveTextMatch("CVE-2024-3400", sql.ref("cves.seq"))!)
+      .where(dialectOf(db.db).cveTextMatch("CVE-2024-3400", sql.ref("cves.seq"))!)
       .execute();
     expect(byId.map((r) => r.id)).toContain("CVE-2024-3400");
   });

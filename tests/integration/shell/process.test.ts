@@ -4,22 +4,31 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort, startServerProcess, waitForHealthy } from "../../helpers/server-process";
+import { serverDatabases } from "../../helpers/test-database";
 
 const dir = mkdtempSync(join(tmpdir(), "threat-radar-process-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const databases = serverDatabases(dir);
+afterAll(async () => {
+  await databases.dropAll();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 describe("server process", () => {
   it("refuses to start on a bad variable and names it", async () => {
-    const server = startServerProcess({ PORT: "not-a-port", DATABASE_PATH: join(dir, "a.sqlite") });
+    const server = startServerProcess({ PORT: "not-a-port", ...(await databases.env("a.sqlite")) });
     expect(await server.exited).toBe(1);
     expect(server.output()).toContain("PORT");
     expect(server.output()).not.toMatch(/at .*\.ts:\d+/);
   });
 
-  it("creates its SQLite file on first start and shuts down gracefully on SIGTERM", async () => {
+  it("creates and migrates its database on first start (a SQLite file in a new folder) and shuts down gracefully on SIGTERM", async () => {
     const port = await freePort();
-    const server = startServerProcess({ PORT: String(port), DATABASE_PATH: join(dir, "nested/db.sqlite") });
+    const server = startServerProcess({ PORT: String(port), ...(await databases.env("nested/db.sqlite")) });
     await waitForHealthy(server.url);
+    // Ready means the migrated tables answer.
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: "ready", database: "ok" });
     const page = await fetch(`${server.url}/`);
     expect(page.status).toBe(200);
     await page.text();
@@ -32,7 +41,7 @@ describe("server process", () => {
 
   it("finishes a request in flight after SIGTERM, refusing new connections meanwhile, then exits 0", async () => {
     const port = await freePort();
-    const server = startServerProcess({ PORT: String(port), DATABASE_PATH: join(dir, "in-flight.sqlite") });
+    const server = startServerProcess({ PORT: String(port), ...(await databases.env("in-flight.sqlite")) });
     await waitForHealthy(server.url);
 
     // A bulk lookup that asks before sending its body (Expect: 100-continue): once the server has
@@ -79,7 +88,7 @@ describe("server process", () => {
   it("closes idle keep-alive connections at once on SIGTERM and lets a busy client go, instead of waiting out the grace period", async () => {
     const port = await freePort();
     // A grace period longer than this test may take: only closing idle connections lets it end in time.
-    const server = startServerProcess({ PORT: String(port), DATABASE_PATH: join(dir, "keep-alive.sqlite"), SHUTDOWN_GRACE_MS: "120000" });
+    const server = startServerProcess({ PORT: String(port), ...(await databases.env("keep-alive.sqlite")), SHUTDOWN_GRACE_MS: "120000" });
     await waitForHealthy(server.url);
     const agent = new Agent({ keepAlive: true, maxSockets: 4 });
     const get = (path: string) =>
