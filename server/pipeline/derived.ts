@@ -1,6 +1,7 @@
 import { sql, type Expression, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 import { computeCvePriority } from "../cve/priority";
 import { EXPLOIT_KINDS } from "../cve/evidence";
+import { dialectOf } from "../db/dialect";
 import type { Database } from "../db/schema";
 import { chunk } from "./engine/importer";
 import type { StagingTable } from "./engine/staging";
@@ -180,7 +181,10 @@ async function refreshPriorities(trx: Kysely<Database>, scope: Scope | "rescore"
     // The rescore set is keyed by id: walking it and looking each CVE up beats testing every CVE against it.
     const rows = await (
       scope === "rescore"
-        ? query.innerJoin(sql<{ id: string }>`${rescore}`.as("r"), (join) => join.onRef("r.id", "=", "cves.id"))
+        ? query
+            .innerJoin(sql<{ id: string }>`${rescore}`.as("r"), (join) => join.onRef("r.id", "=", "cves.id"))
+            // Said of both sides: PostgreSQL carries equalities across a join, not ranges, and would walk the set from its start each batch.
+            .where("r.id", ">", after)
         : query.where((eb) => inScope(scope, eb.ref("cves.id")))
     ).execute();
     const last = rows.at(-1);
@@ -247,6 +251,8 @@ export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Prom
     from (select distinct id from ${touched}) t
     left join epss_scores e on e.cve_id = t.id and e.score_date = (select max(m.score_date) from epss_scores m where m.cve_id = t.id)
     order by t.id`);
+  // Filled moments ago inside this transaction: without statistics PostgreSQL plans the joins below for a few rows.
+  await dialectOf(trx).analyzeTable(trx, "staging.epss_now");
   await run(sql`drop table if exists ${rescore}`);
   await run(sql`create table ${rescore} (id text primary key)`);
   await run(sql`
@@ -263,9 +269,16 @@ export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Prom
   await run(sql`
     insert into ${rescore} (id)
     select n.id from ${epssNow} n where not exists (select 1 from cves c where c.id = n.id) order by n.id`);
+  // `on conflict`, not `where not exists (… cves …)`: an anti-join on the very table a statement fills is planned
+  // before the rows arrive, and on PostgreSQL a first import (cves empty, no statistics) got a nested loop that
+  // scanned every row inserted so far for each new one (EPSS alone ran over 10 minutes on an empty database).
   await run(sql`
     insert into cves (id, state, epss, epss_percentile, epss_date, epss_7d_ago)
     select n.id, 'PUBLISHED', n.epss, n.percentile, n.score_date, n.week_ago from ${epssNow} n
-    where not exists (select 1 from cves c where c.id = n.id) order by n.id`);
+    where true order by n.id
+    on conflict (id) do nothing`);
+  // A first import has just filled cves and the rescore set: the priority batches are planned on fresh statistics.
+  await dialectOf(trx).analyzeTable(trx, "staging.rescore");
+  await dialectOf(trx).analyzeTable(trx, "cves");
   return refreshPriorities(trx, "rescore", now);
 }
