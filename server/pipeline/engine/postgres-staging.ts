@@ -30,8 +30,8 @@ const MAX_IN_FLIGHT = 2;
  * the import's pool, a couple of chunks at a time, so parsing the next
  * records overlaps the server writing the last ones. COPY skips the
  * per-statement parse, plan and parameter binding of multi-row INSERTs
- * (tweetfeed's 427,000 sightings were staged in about 60 s as INSERTs of
- * 2,000 rows).
+ * (staging tweetfeed's 427,000 sightings took 60 s or more of its import as
+ * INSERTs of 2,000 rows).
  */
 export function openPostgresStaging(pool: pg.Pool): StagingArea {
   const schema = `"${STAGING_SCHEMA}"`;
