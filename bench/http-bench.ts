@@ -13,6 +13,9 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
+/** Every summary `measure` returned in this process, in order: `npm run bench -- --summary-out` writes them for the side-by-side table. */
+export const measured: LatencySummary[] = [];
+
 /**
  * Sequential requests to one URL on a loopback server: each time is the
  * whole response, body included, as a browser with a warm connection sees it.
@@ -31,7 +34,9 @@ export async function measure(name: string, url: string, runs: number, init: Req
     bytes = body.byteLength;
   }
   times.sort((a, b) => a - b);
-  return { name, runs, p50: percentile(times, 50), p95: percentile(times, 95), max: times.at(-1) ?? 0, bytes };
+  const summary = { name, runs, p50: percentile(times, 50), p95: percentile(times, 95), max: times.at(-1) ?? 0, bytes };
+  measured.push(summary);
+  return summary;
 }
 
 /** Time of one cold call (first after a data change) of an async function. */

@@ -8,14 +8,16 @@ import { sizeReport } from "./db-size";
 import { measureServing, REQUESTS_PER_SECOND, SERVING_PATHS, type ServingFigures } from "./import-serving";
 import { readBuildId, startProductionServer } from "./load/servers";
 import { migrateToLatest } from "../server/db/migrate";
+import { databaseTarget, describeTarget, openDatabase, type DatabaseTarget } from "../server/db/target";
 import { loadPipelineConfig } from "../server/pipeline/config";
-import { openSqliteImportStore } from "../server/pipeline/engine/store";
+import { openImportStore, openSqliteImportStore } from "../server/pipeline/engine/store";
+import { benchPostgres, postgresDatabaseBytes, type BenchPostgres } from "./postgres-target";
 import { readContext } from "./local-read-context";
 import { IMPORT_HEAP_FLAGS } from "../server/pipeline/import-heap";
 import { getSource, SOURCES } from "../server/pipeline/source-catalogue";
 import { resolveLocations, syncSources } from "../server/pipeline/sync";
 
-const USAGE = `Usage: npm run bench:import -- [--mirror DIR] [--source NAME]... [--db PATH]
+const USAGE = `Usage: npm run bench:import -- [--mirror DIR] [--source NAME]... [--db PATH] [--adapters sqlite,postgres]
 
 Imports every source found in the mirror (default ../shared/data), in the
 order a full sync runs them, into one fresh database, with the import engine
@@ -30,8 +32,17 @@ child, in the same run, so both see the same machine load.
   --source NAME  only these sources (repeatable), still in sync order; the
                  cross-source steps then see only what these stored
   --mirror DIR   directory laid out like ../shared/data
-  --db PATH      keep the database here instead of in a temporary folder
+  --db PATH      keep the SQLite database here instead of in a temporary folder
                  (it must not exist yet, or hold only earlier runs' sources)
+  --adapters A   sqlite, postgres, or both (sqlite,postgres): each source is
+                 imported into each adapter's database right after its ceiling
+                 is measured, and a last table puts the adapters side by side.
+                 Default: postgres when DATABASE_URL is set, else sqlite
+  --postgres     the same as --adapters postgres
+                 PostgreSQL is DATABASE_URL's database (empty, or holding only
+                 earlier runs' sources), else a throw-away cluster started for
+                 the run (tests/helpers/postgres-cluster.ts, fsync off) and
+                 deleted after it. WAL and staging peaks are SQLite's only.
   --serve NAME   while NAME imports (default maltrail, the largest), the
                  production build (npm run build first) serves the same
                  database and a few pages are requested (4 connections,
@@ -49,6 +60,9 @@ const { values } = parseArgs({
     mirror: { type: "string" },
     source: { type: "string", multiple: true },
     db: { type: "string" },
+    url: { type: "string" },
+    adapters: { type: "string" },
+    postgres: { type: "boolean", default: false },
     serve: { type: "string" },
     raw: { type: "string" },
     import: { type: "string" },
@@ -113,8 +127,8 @@ function hasBuild(): boolean {
 }
 
 /** One source's import into the shared database, as `npm run sync` does it: an import store and syncSources. */
-async function importOne(name: string, dbPath: string): Promise<ImportMeasurement> {
-  const store = openSqliteImportStore(dbPath);
+async function importOne(name: string, target: DatabaseTarget): Promise<ImportMeasurement> {
+  const store = openImportStore(target);
   try {
     const started = performance.now();
     const cpuBefore = process.cpuUsage();
@@ -145,11 +159,13 @@ const fileSize = (path: string) => (existsSync(path) ? statSync(path).size : 0);
  * JSON line it prints, with the largest size each watched file reached while
  * it ran (sampled every SAMPLE_MS, so a peak shorter than that can be missed).
  */
-async function inChild<T>(args: string[], watch: readonly string[] = []): Promise<{ result: T; peaks: number[] }> {
+async function inChild<T>(args: string[], watch: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<{ result: T; peaks: number[] }> {
   // An import child runs with the import process's heap cap, as `npm run sync` and the scheduler do.
   const heap = args.includes("--import") ? IMPORT_HEAP_FLAGS : [];
   const child = spawn(process.execPath, [...heap, "--import", "tsx", "bench/import.ts", ...args, "--mirror", mirrorDir], {
     cwd: projectRoot,
+    // A PostgreSQL URL travels in the environment, not on the command line that `ps` shows.
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -167,18 +183,25 @@ async function inChild<T>(args: string[], watch: readonly string[] = []): Promis
   return { result: JSON.parse(line) as T, peaks };
 }
 
+/** How the parent tells an import child which PostgreSQL database to write to. */
+const CHILD_URL_VARIABLE = "BENCH_IMPORT_DATABASE_URL";
+
 const seconds = (ms: number) => (ms / 1000).toFixed(1);
 const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 if (values.raw) {
   process.stdout.write(`${JSON.stringify(await rawParse(values.raw))}\n`);
 } else if (values.import) {
-  if (!values.db) throw new Error("--import needs --db");
-  process.stdout.write(`${JSON.stringify(await importOne(values.import, values.db))}\n`);
+  const url = process.env[CHILD_URL_VARIABLE];
+  if (!values.db && !url) throw new Error(`--import needs --db or ${CHILD_URL_VARIABLE}`);
+  const target: DatabaseTarget = url ? { kind: "postgres", url, poolSize: 3 } : { kind: "sqlite", path: values.db! };
+  process.stdout.write(`${JSON.stringify(await importOne(values.import, target))}\n`);
 } else {
   const unknown = (values.source ?? []).filter((name) => !getSource(name));
-  if (unknown.length > 0) {
-    console.error(`Unknown source(s): ${unknown.join(", ")}\n\n${USAGE}`);
+  const adapters = (values.adapters ?? (values.postgres || process.env.DATABASE_URL ? "postgres" : "sqlite")).split(",").map((a) => a.trim());
+  const badAdapters = adapters.filter((a) => a !== "sqlite" && a !== "postgres");
+  if (unknown.length > 0 || badAdapters.length > 0 || adapters.length === 0) {
+    console.error(`${unknown.length > 0 ? `Unknown source(s): ${unknown.join(", ")}` : `Unknown adapter(s): ${badAdapters.join(", ")}`}\n\n${USAGE}`);
     process.exit(2);
   }
   const names = SOURCES.filter((s) => !values.source || values.source.includes(s.name))
@@ -188,87 +211,185 @@ if (values.raw) {
     console.error(`No source to import in the mirror ${mirrorDir}.\n\n${USAGE}`);
     process.exit(2);
   }
-  const tempDir = values.db ? null : mkdtempSync(join(tmpdir(), "threat-radar-bench-"));
-  const dbPath = values.db ? resolve(values.db) : join(tempDir!, "bench.sqlite");
-  const setup = openSqliteImportStore(dbPath);
+  await runBenchmark(names, [...new Set(adapters)] as Adapter[]);
+}
+
+type Adapter = "sqlite" | "postgres";
+
+/** One adapter's database for the run, and how the children and the server reach it. */
+interface AdapterRun {
+  adapter: Adapter;
+  /** What the report shows: the SQLite file, or the PostgreSQL database (no password). */
+  label: string;
+  importArgs: string[];
+  childEnv: NodeJS.ProcessEnv;
+  /** Files sampled while a source imports: the WAL and the source's staging file (SQLite only). */
+  watch(name: string): string[];
+  /** DATABASE_PATH or DATABASE_URL for the production server measured beside an import. */
+  serverTarget: string;
+  bytes(): Promise<number>;
+  rows: Array<Record<string, string | number>>;
+  reimports: Array<Record<string, string | number>>;
+  importMs: Map<string, number>;
+  totalReimportMs: number;
+  serving: { source: string; idle: ServingFigures; during: ServingFigures } | null;
+  close(): Promise<void>;
+}
+
+async function openAdapterRun(adapter: Adapter): Promise<AdapterRun> {
+  const common = { rows: [], reimports: [], importMs: new Map<string, number>(), totalReimportMs: 0, serving: null };
+  if (adapter === "sqlite") {
+    const tempDir = values.db ? null : mkdtempSync(join(tmpdir(), "threat-radar-bench-"));
+    const dbPath = values.db ? resolve(values.db) : join(tempDir!, "bench.sqlite");
+    const setup = openSqliteImportStore(dbPath);
+    await migrateToLatest(setup.db);
+    await setup.close();
+    return {
+      ...common,
+      adapter,
+      label: values.db ? dbPath : "(temporary, deleted)",
+      importArgs: ["--db", dbPath],
+      childEnv: {},
+      watch: (name) => [`${dbPath}-wal`, `${dbPath}.staging-${name}`],
+      serverTarget: dbPath,
+      bytes: async () => fileSize(dbPath),
+      async close() {
+        if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+      },
+    };
+  }
+  const postgres: BenchPostgres = await benchPostgres();
+  const target = databaseTarget({ DATABASE_URL: postgres.url, DATABASE_PATH: "", DATABASE_POOL_SIZE: 2 });
+  const setup = openDatabase(target);
   await migrateToLatest(setup.db);
   await setup.close();
+  return {
+    ...common,
+    adapter,
+    label: postgres.throwAway ? "(throw-away PostgreSQL cluster, deleted)" : describeTarget(target),
+    importArgs: [],
+    childEnv: { [CHILD_URL_VARIABLE]: postgres.url },
+    watch: () => [],
+    serverTarget: postgres.url,
+    bytes: () => postgresDatabaseBytes(postgres.url),
+    close: () => postgres.stop(),
+  };
+}
 
+async function runBenchmark(names: readonly string[], adapters: readonly Adapter[]): Promise<void> {
   const serveSource = values.serve === "none" || !hasBuild() ? null : (values.serve ?? "maltrail");
-  let serving: { source: string; idle: ServingFigures; during: ServingFigures } | null = null;
-  const rows = [];
-  const reimports: Array<Record<string, string | number>> = [];
-  let totalReimportMs = 0;
-  let size!: ReturnType<typeof sizeReport>;
-  let totalRecords = 0;
-  let totalImportMs = 0;
-  let totalRawMs = 0;
-  let peakWal = 0;
+  const runs: AdapterRun[] = [];
+  const ceilingMs = new Map<string, number>();
+  const recordsOf = new Map<string, number>();
+  let size: ReturnType<typeof sizeReport> | null = null;
   try {
+    for (const adapter of adapters) runs.push(await openAdapterRun(adapter));
     for (const name of names) {
+      // One ceiling per source, then each adapter's import right after it: all of them under the same load.
       const { result: raw } = await inChild<RawMeasurement>(["--raw", name]);
-      const importing = () => inChild<ImportMeasurement>(["--import", name, "--db", dbPath], [`${dbPath}-wal`, `${dbPath}.staging-${name}`]);
-      let run: Awaited<ReturnType<typeof importing>>;
-      if (name === serveSource) {
-        const server = await startProductionServer(dbPath);
-        try {
-          // A server just started renders cold (JIT, page cache, response cache): warm it first.
-          await measureServing(server.url, { seconds: WARM_UP_SECONDS });
-          const idle = await measureServing(server.url, { seconds: IDLE_SECONDS });
-          const running = importing();
-          const during = await measureServing(server.url, { done: running });
-          run = await running;
-          serving = { source: name, idle, during };
-        } finally {
-          await server.stop();
+      ceilingMs.set(name, raw.rawMs);
+      for (const run of runs) {
+        const importing = () => inChild<ImportMeasurement>(["--import", name, ...run.importArgs], run.watch(name), run.childEnv);
+        let measured: Awaited<ReturnType<typeof importing>>;
+        if (name === serveSource) {
+          const server = await startProductionServer(run.serverTarget);
+          try {
+            // A server just started renders cold (JIT, page cache, response cache): warm it first.
+            await measureServing(server.url, { seconds: WARM_UP_SECONDS });
+            const idle = await measureServing(server.url, { seconds: IDLE_SECONDS });
+            const running = importing();
+            const during = await measureServing(server.url, { done: running });
+            measured = await running;
+            run.serving = { source: name, idle, during };
+          } finally {
+            await server.stop();
+          }
+        } else {
+          measured = await importing();
         }
-      } else {
-        run = await importing();
+        const {
+          result: imported,
+          peaks: [walPeak = 0, stagingPeak = 0],
+        } = measured;
+        const dbBytes = await run.bytes();
+        run.importMs.set(name, imported.importMs);
+        recordsOf.set(name, imported.records);
+        run.rows.push({
+          source: name,
+          status: imported.status,
+          records: imported.records,
+          rejected: imported.rejected,
+          "import s": seconds(imported.importMs),
+          "import cpu s": seconds(imported.importCpuMs),
+          "records/s": Math.round(imported.records / (imported.importMs / 1000)),
+          "ceiling s": seconds(raw.rawMs),
+          "ceiling records/s": Math.round(raw.records / (raw.rawMs / 1000)),
+          "import/ceiling": (imported.importMs / raw.rawMs).toFixed(1),
+          "peak RSS MB": Math.round(imported.peakRssMb),
+          "ceiling RSS MB": Math.round(raw.peakRssMb),
+          ...(run.adapter === "sqlite" ? { "peak WAL MB": mb(walPeak), "peak staging MB": mb(stagingPeak) } : {}),
+          "DB MB": mb(dbBytes),
+        });
+        console.error(
+          `${run.adapter} ${name}: ${imported.status}, ${imported.records} records in ${seconds(imported.importMs)} s (ceiling ${seconds(raw.rawMs)} s), ` +
+            `peak RSS ${Math.round(imported.peakRssMb)} MB, DB ${mb(dbBytes)} MB` +
+            (imported.error ? `: ${imported.error}` : ""),
+        );
       }
-      const {
-        result: imported,
-        peaks: [walPeak = 0, stagingPeak = 0],
-      } = run;
-      const dbSize = fileSize(dbPath);
-      totalRecords += imported.records;
-      totalImportMs += imported.importMs;
-      totalRawMs += raw.rawMs;
-      peakWal = Math.max(peakWal, walPeak);
-      rows.push({
-        source: name,
-        status: imported.status,
-        records: imported.records,
-        rejected: imported.rejected,
-        "import s": seconds(imported.importMs),
-        "import cpu s": seconds(imported.importCpuMs),
-        "records/s": Math.round(imported.records / (imported.importMs / 1000)),
-        "ceiling s": seconds(raw.rawMs),
-        "ceiling records/s": Math.round(raw.records / (raw.rawMs / 1000)),
-        "import/ceiling": (imported.importMs / raw.rawMs).toFixed(1),
-        "peak RSS MB": Math.round(imported.peakRssMb),
-        "ceiling RSS MB": Math.round(raw.peakRssMb),
-        "peak WAL MB": mb(walPeak),
-        "peak staging MB": mb(stagingPeak),
-        "DB MB": mb(dbSize),
-      });
-      console.error(
-        `${name}: ${imported.status}, ${imported.records} records in ${seconds(imported.importMs)} s (ceiling ${seconds(raw.rawMs)} s), ` +
-          `peak RSS ${Math.round(imported.peakRssMb)} MB, peak WAL ${mb(walPeak)} MB, DB ${mb(dbSize)} MB` +
-          (imported.error ? `: ${imported.error}` : ""),
-      );
     }
     // The same files again: every source should find its files unchanged and write nothing.
     for (const name of names) {
-      const { result: again } = await inChild<ImportMeasurement>(["--import", name, "--db", dbPath]);
-      totalReimportMs += again.importMs;
-      const first = rows.find((row) => row.source === name)!;
-      reimports.push({ source: name, status: again.status, "first s": first["import s"], "re-import s": seconds(again.importMs) });
+      for (const run of runs) {
+        const { result: again } = await inChild<ImportMeasurement>(["--import", name, ...run.importArgs], [], run.childEnv);
+        run.totalReimportMs += again.importMs;
+        const first = run.importMs.get(name)!;
+        run.reimports.push({ source: name, status: again.status, "first s": seconds(first), "re-import s": seconds(again.importMs) });
+      }
     }
-    size = sizeReport(dbPath);
+    const sqliteRun = runs.find((run) => run.adapter === "sqlite");
+    if (sqliteRun) size = sizeReport(sqliteRun.serverTarget);
+    for (const run of runs) await reportAdapter(run, ceilingMs, size);
   } finally {
-    if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    await Promise.all(runs.map((run) => run.close()));
   }
-  rows.push({
+  if (runs.length > 1) {
+    const [a, b] = runs as [AdapterRun, AdapterRun];
+    const total = (run: AdapterRun) => [...run.importMs.values()].reduce((sum, ms) => sum + ms, 0);
+    const rows = names.map((name) => {
+      const ceiling = ceilingMs.get(name)!;
+      const [msA, msB] = [a.importMs.get(name)!, b.importMs.get(name)!];
+      return {
+        source: name,
+        records: recordsOf.get(name)!,
+        "ceiling s": seconds(ceiling),
+        [`${a.adapter} s`]: seconds(msA),
+        [`${b.adapter} s`]: seconds(msB),
+        [`${a.adapter}/ceiling`]: (msA / ceiling).toFixed(1),
+        [`${b.adapter}/ceiling`]: (msB / ceiling).toFixed(1),
+        [`${b.adapter}/${a.adapter}`]: (msB / msA).toFixed(2),
+      };
+    });
+    const ceilingTotal = [...ceilingMs.values()].reduce((sum, ms) => sum + ms, 0);
+    rows.push({
+      source: "all",
+      records: [...recordsOf.values()].reduce((sum, n) => sum + n, 0),
+      "ceiling s": seconds(ceilingTotal),
+      [`${a.adapter} s`]: seconds(total(a)),
+      [`${b.adapter} s`]: seconds(total(b)),
+      [`${a.adapter}/ceiling`]: (total(a) / ceilingTotal).toFixed(1),
+      [`${b.adapter}/ceiling`]: (total(b) / ceilingTotal).toFixed(1),
+      [`${b.adapter}/${a.adapter}`]: (total(b) / total(a)).toFixed(2),
+    });
+    console.log(`\nSide by side (same run, each source's imports right after its ceiling): first import per source`);
+    console.table(rows);
+  }
+}
+
+async function reportAdapter(run: AdapterRun, ceilingMs: ReadonlyMap<string, number>, size: ReturnType<typeof sizeReport> | null): Promise<void> {
+  const totalImportMs = [...run.importMs.values()].reduce((sum, ms) => sum + ms, 0);
+  const totalRawMs = [...ceilingMs.values()].reduce((sum, ms) => sum + ms, 0);
+  const totalRecords = run.rows.reduce((sum, row) => sum + Number(row.records), 0);
+  run.rows.push({
     source: "all",
     status: "",
     records: totalRecords,
@@ -276,31 +397,31 @@ if (values.raw) {
     "records/s": Math.round(totalRecords / (totalImportMs / 1000)),
     "ceiling s": seconds(totalRawMs),
     "import/ceiling": (totalImportMs / totalRawMs).toFixed(1),
-    "peak WAL MB": mb(peakWal),
-    "DB MB": values.db ? mb(fileSize(dbPath)) : "",
   });
-  console.log(`Mirror: ${mirrorDir}\nDatabase: ${values.db ? dbPath : "(temporary, deleted)"}; sources imported in sync order into it`);
-  console.table(rows);
+  console.log(`\n[${run.adapter}] Mirror: ${mirrorDir}\nDatabase: ${run.label}; sources imported in sync order into it`);
+  console.table(run.rows);
   console.log(
-    `Unchanged re-import of every source: ${seconds(totalReimportMs)} s, ${(totalReimportMs / totalImportMs).toFixed(3)}× the first import (target ≤ 0.3×)`,
+    `Unchanged re-import of every source: ${seconds(run.totalReimportMs)} s, ${(run.totalReimportMs / totalImportMs).toFixed(3)}× the first import (target ≤ 0.3×)`,
   );
-  console.table(reimports);
-  const records = (object: { rows: number }) => Math.max(1, object.rows);
-  console.log(`Database file ${mb(size.fileBytes)} MB, of which ${mb(size.freeBytes)} MB free pages; per table and index (bytes per row of its table):`);
-  console.table(
-    size.objects
-      .filter((object) => object.bytes >= 1024 * 1024)
-      .map((object) => ({
-        name: object.name,
-        kind: object.kind,
-        table: object.table,
-        MB: mb(object.bytes),
-        rows: object.rows,
-        "bytes/row": Math.round(object.bytes / records(object)),
-      })),
-  );
-  if (serving) {
-    const { source, idle, during } = serving;
+  console.table(run.reimports);
+  if (run.adapter === "sqlite" && size) {
+    const records = (object: { rows: number }) => Math.max(1, object.rows);
+    console.log(`Database file ${mb(size.fileBytes)} MB, of which ${mb(size.freeBytes)} MB free pages; per table and index (bytes per row of its table):`);
+    console.table(
+      size.objects
+        .filter((object) => object.bytes >= 1024 * 1024)
+        .map((object) => ({
+          name: object.name,
+          kind: object.kind,
+          table: object.table,
+          MB: mb(object.bytes),
+          rows: object.rows,
+          "bytes/row": Math.round(object.bytes / records(object)),
+        })),
+    );
+  }
+  if (run.serving) {
+    const { source, idle, during } = run.serving;
     console.log(
       `Serving (production build, ${SERVING_PATHS.length} paths, 4 connections, ${REQUESTS_PER_SECOND} requests/s): idle ${IDLE_SECONDS} s p50 ${idle.p50Ms.toFixed(1)} ms p95 ${idle.p95Ms.toFixed(1)} ms (${idle.requests} answers); ` +
         `during the ${source} import p50 ${during.p50Ms.toFixed(1)} ms p95 ${during.p95Ms.toFixed(1)} ms (${during.requests} answers, ${during.non2xx} not 2xx, ${during.errors} errors): ` +

@@ -1,4 +1,6 @@
-import { existsSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -14,7 +16,7 @@ import { readBuildInfo, readClientAssets } from "../server/ssr/assets";
 import { loadBuiltRenderer } from "../server/ssr/load-renderer";
 import { pageRoutes } from "../shared/routes/page-routes";
 import { cveHttp, cveQueryBreakdown } from "./cve-bench";
-import { compressionTable, gzipSize, latencyRow, measure, printTable } from "./http-bench";
+import { compressionTable, gzipSize, latencyRow, measure, measured, printTable, type LatencySummary } from "./http-bench";
 import { iocBenchClock, iocDetailBreakdown, iocHttp, iocQueryBreakdown } from "./ioc-bench";
 import { ROUTE_JS_BUDGET_GZIP, routeBundles } from "./route-bundles";
 
@@ -34,8 +36,18 @@ import { ROUTE_JS_BUDGET_GZIP, routeBundles } from "./route-bundles";
  * lookup, and the bytes the browser receives per route (skipped with
  * --queries-only, which needs no build). Nothing here is asserted; it prints
  * figures (tests/integration/ioc-radar/query-plans.test.ts asserts the plans).
+ *
+ * `DATABASE_URL=postgres://… npm run bench` measures PostgreSQL instead (the
+ * SQLite plan breakdowns are skipped there). `--adapters sqlite,postgres`
+ * runs the HTTP figures once per adapter, one after the other in this run
+ * (SQLite from --db, PostgreSQL from DATABASE_URL: import the same sources
+ * into both, e.g. with `npm run bench:import -- --adapters sqlite,postgres
+ * --db FILE` and DATABASE_URL set), and ends with one table of p95 per view
+ * for both against the 50 ms target.
  */
 const projectRoot = resolve(import.meta.dirname, "..");
+/** The p95 every page and API view should keep (docs/performance.md holds the figures against it). */
+const TARGET_P95_MS = 50;
 const { values } = parseArgs({
   options: {
     db: { type: "string", default: process.env.BENCH_DATABASE || resolve(projectRoot, ".bench/scaled.sqlite") },
@@ -47,9 +59,16 @@ const { values } = parseArgs({
     "cve-only": { type: "boolean", default: false },
     // The IOC radar's breakdowns and HTTP figures alone (no home page, no CVE radar).
     "ioc-only": { type: "boolean", default: false },
+    adapters: { type: "string" },
+    // Where a child of --adapters writes its latency summaries (JSON).
+    "summary-out": { type: "string" },
   },
 });
 const runs = Number(values.runs);
+if (values.adapters) {
+  await sideBySide(values.adapters.split(",").map((a) => a.trim()));
+  process.exit(0);
+}
 // DATABASE_URL benchmarks PostgreSQL instead: the same pages and API views through its adapter.
 const target = databaseTarget({ DATABASE_URL: process.env.DATABASE_URL || undefined, DATABASE_PATH: values.db, DATABASE_POOL_SIZE: 10 });
 if (target.kind === "sqlite" && !existsSync(values.db)) {
@@ -190,3 +209,53 @@ printTable(
 server.close();
 await Promise.all([web.close(), extractPool.close()]);
 await database.close();
+if (values["summary-out"]) writeFileSync(values["summary-out"], JSON.stringify(measured));
+
+/**
+ * The HTTP figures of each adapter, measured by a child run of this script
+ * each (one after the other, so they never compete), then one table: p95 per
+ * view for both adapters and whether each stays within the 50 ms target.
+ */
+async function sideBySide(adapters: string[]): Promise<void> {
+  const unknown = adapters.filter((a) => a !== "sqlite" && a !== "postgres");
+  if (unknown.length > 0 || adapters.length === 0) {
+    console.error(`--adapters takes sqlite, postgres or both (sqlite,postgres), not ${unknown.join(", ")}`);
+    process.exit(2);
+  }
+  if (adapters.includes("postgres") && !process.env.DATABASE_URL) {
+    console.error("--adapters postgres measures DATABASE_URL's database: set it (with the same sources imported as in --db).");
+    process.exit(2);
+  }
+  const dir = mkdtempSync(join(tmpdir(), "threat-radar-bench-"));
+  const results = new Map<string, LatencySummary[]>();
+  try {
+    for (const adapter of adapters) {
+      const out = join(dir, `${adapter}.json`);
+      const only = (["cve-only", "ioc-only"] as const).filter((flag) => values[flag]).map((flag) => `--${flag}`);
+      const args = ["--import", "tsx", "bench/run.ts", "--db", values.db, "--runs", values.runs, "--http-only", ...only, "--summary-out", out];
+      console.log(`\n=== ${adapter} ===`);
+      const child = spawn(process.execPath, args, {
+        cwd: projectRoot,
+        env: { ...process.env, DATABASE_URL: adapter === "postgres" ? process.env.DATABASE_URL : "" },
+        stdio: "inherit",
+      });
+      const code = await new Promise<number | null>((done) => child.once("close", done));
+      if (code !== 0) throw new Error(`the ${adapter} run failed (exit ${code})`);
+      results.set(adapter, JSON.parse(readFileSync(out, "utf8")) as LatencySummary[]);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const names = [...new Set([...results.values()].flatMap((summaries) => summaries.map((s) => s.name)))];
+  const rows = names.map((name) => {
+    const row: Record<string, string | number> = { view: name };
+    for (const adapter of adapters) {
+      const p95 = results.get(adapter)!.find((s) => s.name === name)?.p95;
+      row[`${adapter} p95 ms`] = p95 === undefined ? "" : p95.toFixed(1);
+    }
+    const over = adapters.filter((adapter) => (results.get(adapter)!.find((s) => s.name === name)?.p95 ?? 0) > TARGET_P95_MS);
+    row[`≤ ${TARGET_P95_MS} ms`] = over.length === 0 ? "yes" : `NO (${over.join(", ")})`;
+    return row;
+  });
+  printTable(`p95 per view, ${adapters.join(" vs ")} (${values.runs} sequential requests each, loopback, same run)`, rows);
+}

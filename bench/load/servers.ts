@@ -33,7 +33,8 @@ export function readBuildId(): string {
 
 /**
  * The production server (NODE_ENV=production, serving dist/) on a free
- * loopback port, reading `databasePath`: feed syncing off (nothing leaves the
+ * loopback port, reading `databasePath` (a SQLite file, or a `postgres://` URL
+ * for DATABASE_URL): feed syncing off (nothing leaves the
  * machine and no import competes with the load), warnings and errors logged
  * only, rate limits out of the way.
  */
@@ -52,7 +53,7 @@ export async function startProductionServer(databasePath: string): Promise<Child
       NODE_ENV: "production",
       HOST: "127.0.0.1",
       PORT: String(port),
-      DATABASE_PATH: databasePath,
+      ...(/^postgres(ql)?:\/\//.test(databasePath) ? { DATABASE_URL: databasePath } : { DATABASE_PATH: databasePath }),
       SYNC_ENABLED: "false",
       LOG_LEVEL: "warn",
       ...BENCH_RATE_LIMITS,

@@ -234,7 +234,10 @@ async function refreshPriorities(trx: Kysely<Database>, scope: Scope | "rescore"
     // The rescore set is keyed by id: walking it and looking each CVE up beats testing every CVE against it.
     const rows = await (
       scope === "rescore"
-        ? query.innerJoin(sql<{ id: string }>`${rescore}`.as("r"), (join) => join.onRef("r.id", "=", "cves.id"))
+        ? query
+            .innerJoin(sql<{ id: string }>`${rescore}`.as("r"), (join) => join.onRef("r.id", "=", "cves.id"))
+            // Said of both sides: PostgreSQL carries equalities across a join, not ranges, and would walk the set from its start each batch.
+            .where("r.id", ">", after)
         : query.where((eb) => inScope(scope, eb.ref("cves.id")))
     ).execute();
     const last = rows.at(-1);
@@ -292,6 +295,8 @@ export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Prom
     from (select distinct id from ${touched}) t
     left join epss_scores e on e.cve_id = t.id and e.score_date = (select max(m.score_date) from epss_scores m where m.cve_id = t.id)
     order by t.id`);
+  // Filled moments ago inside this transaction: without statistics PostgreSQL plans the joins below for a few rows.
+  await dialectOf(trx).analyzeTable(trx, "staging.epss_now");
   await run(sql`drop table if exists ${rescore}`);
   await run(sql`create table ${rescore} (id text primary key)`);
   await run(sql`
@@ -304,10 +309,16 @@ export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Prom
     update cves set epss = n.epss, epss_percentile = n.percentile, epss_date = n.score_date, epss_7d_ago = n.week_ago
     from ${epssNow} n join ${rescore} r on r.id = n.id
     where n.id = cves.id`);
+  // The rescore set is planned on fresh statistics (PostgreSQL; SQLite's planner needs none here).
+  await dialectOf(trx).analyzeTable(trx, "staging.rescore");
   const rescored = await refreshPriorities(trx, "rescore", now);
   const added = await insertEpssOnlyCves(trx, now);
-  // EPSS is none of the statistics' columns: only the CVEs it is first to name change them.
-  if (added > 0) await refreshCveStats(trx);
+  if (added > 0) {
+    // A first import has just filled cves: what follows is planned on fresh statistics.
+    await dialectOf(trx).analyzeTable(trx, "cves");
+    // EPSS is none of the statistics' columns: only the CVEs it is first to name change them.
+    await refreshCveStats(trx);
+  }
   return rescored + added;
 }
 
@@ -339,11 +350,15 @@ async function insertEpssOnlyCves(trx: Kysely<Database>, now: Date): Promise<num
     await collectPriorities(trx, scored);
     created += rows.length;
   }
+  // `on conflict`, not `where not exists (… cves …)`: an anti-join on the very table a statement fills is planned
+  // before the rows arrive, and on PostgreSQL a first import (cves empty, no statistics) got a nested loop that
+  // scanned every row inserted so far for each new one (EPSS alone ran over 10 minutes on an empty database).
   await sql`
     insert into cves (id, state, epss, epss_percentile, epss_date, epss_7d_ago, priority_score)
     select n.id, 'PUBLISHED', n.epss, n.percentile, n.score_date, n.week_ago, coalesce(m.score, 0) from ${epssNow} n
     left join ${movedPriorities} m on m.id = n.id
-    where not exists (select 1 from cves c where c.id = n.id) order by n.id`.execute(trx);
+    where true order by n.id
+    on conflict (id) do nothing`.execute(trx);
   await sql`drop table ${movedPriorities}`.execute(trx);
   return created;
 }

@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, type PostgresPool } from "kysely";
 import pg from "pg";
 import Cursor from "pg-cursor";
 import type { Database } from "../schema";
@@ -44,6 +44,6 @@ export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
 }
 
 /** Kysely on a pg pool; `.stream()` reads through a server-side cursor. */
-export function postgresKysely<Tables = Database>(pool: pg.Pool): Kysely<Tables> {
+export function postgresKysely<Tables = Database>(pool: pg.Pool | PostgresPool): Kysely<Tables> {
   return new Kysely<Tables>({ dialect: new PostgresDialect({ pool, cursor: Cursor }) });
 }

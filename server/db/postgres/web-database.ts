@@ -1,6 +1,7 @@
 import type { Logger } from "pino";
 import type { WebDatabase } from "../web-database";
 import { PostgresDataVersion } from "./data-version";
+import { cancelOnClientLeave } from "./cancel-on-leave";
 import { createPostgresPool, postgresKysely } from "./pool";
 
 export interface PostgresWebDatabaseOptions {
@@ -17,7 +18,8 @@ export interface PostgresWebDatabaseOptions {
  * connections refuse writes (as SQLite's read-only workers do) and cancel
  * statements past the time limit on the server, plus the data version the
  * caches key on. Unlike SQLite's read pool, queries do not block the event
- * loop, so they run on the main thread.
+ * loop, so they run on the main thread. A read whose client left is not sent,
+ * or is cancelled if it runs (./cancel-on-leave.ts).
  */
 export async function openPostgresWebDatabase(options: PostgresWebDatabaseOptions): Promise<WebDatabase> {
   const pool = createPostgresPool({
@@ -35,15 +37,19 @@ export async function openPostgresWebDatabase(options: PostgresWebDatabaseOption
     await pool.end();
     throw error;
   }
-  const db = postgresKysely(pool);
+  // One connection to cancel reads with: the web pool may be full of the very reads to cancel.
+  const canceller = createPostgresPool({ url: options.url, size: 1, applicationName: "threat-radar web cancel" });
+  const db = postgresKysely(cancelOnClientLeave(pool, canceller));
   return {
     db,
     dataVersion: () => version.current(),
     async close() {
       await version.close();
       await db.destroy();
-      // Kysely's destroy() ends the pool only if a query ever ran: a web database closed unused would keep serving.
+      // Kysely's destroy() ends the pools (reads and the canceller) only if a query ever ran: a web database
+      // closed unused would keep serving.
       if (!pool.ending) await pool.end();
+      if (!canceller.ending) await canceller.end();
     },
   };
 }
