@@ -91,7 +91,7 @@ describe("importing the real snapshots", () => {
     const known = await sql<{ n: number }>`
       select count(*) as n from (
         select id from cves where has_record = 1 union select cve_id from kev_entries
-        union select cve_id from epss_scores union select cve_id from cve_exploits where origin = 'trickest-poc')`.execute(db.db);
+        union select cve_id from epss_scores union select cve_id from cve_exploits where origin = 'trickest-poc') as known_ids`.execute(db.db);
     expect(await count("cves")).toBe(Number(known.rows[0]?.n));
     expect(await count("cves")).toBeGreaterThan(62_862);
     expect(await count("kev_entries")).toBe(1_404);
