@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from "kysely";
+import { sql, type Kysely, type Selectable, type SqlBool } from "kysely";
 import { dialectOf } from "../db/dialect";
 import { CVE_PAGE_SIZE_DEFAULT, type CveListParams, type CveSortKey } from "../../shared/cve/list-params";
 import type { CveListPage, CveListRow } from "../../shared/cve/list-types";
@@ -126,6 +126,26 @@ export async function queryCveRows(db: Kysely<Database>, params: CveListParams, 
     .offset(((params.page ?? 1) - 1) * perPage)
     .execute();
   return rows.map(toListRow);
+}
+
+/**
+ * How many of the first `cap` CVEs in the list's sort order (its state's
+ * universe, walked along the sort index) match the filter: the probe of
+ * server/db/scan.ts's chooseScanProbed. At most `cap` index steps, whatever
+ * the filter.
+ */
+export async function countWalkHits(db: Kysely<Database>, params: CveListParams, cap: number): Promise<number> {
+  const { sort } = sortOf(params);
+  const dialect = dialectOf(db);
+  const front = orderedCves(db, { state: params.state, sort: params.sort, dir: params.dir }, "walk")
+    .select((eb) => sql<SqlBool>`${cveFilter(eb, params, dialect, SORT_COLUMNS[sort])}`.as("hit"))
+    .limit(cap);
+  const { hits } = await db
+    .selectFrom(front.as("front"))
+    .where(sql<SqlBool>`front.hit`)
+    .select((eb) => eb.fn.countAll<number>().as("hits"))
+    .executeTakeFirstOrThrow();
+  return Number(hits);
 }
 
 export async function countCves(db: Kysely<Database>, params: CveListParams): Promise<number> {

@@ -3,11 +3,11 @@ import { CVE_PAGE_SIZE_DEFAULT, cveListSearch, type CveListParams } from "../../
 import type { CveChartStats, CveListPage } from "../../shared/cve/list-types";
 import type { CveDetailData } from "../../shared/cve/detail-types";
 import type { Database } from "../db/schema";
-import { chooseScan, type Scan } from "../db/scan";
+import { chooseScan, chooseScanProbed, type Scan } from "../db/scan";
 import { createVersionedCache, type DataVersion } from "../db/versioned-cache";
 import { queryCveDetail } from "./detail";
 import { narrowsByRelatedRowsOnly } from "./filters";
-import { countCves, queryCveRows, toListPage } from "./list";
+import { countCves, countWalkHits, queryCveRows, toListPage } from "./list";
 import { queryCveStats } from "./stats";
 import { statsTableAnswers } from "./stats-table";
 
@@ -35,7 +35,10 @@ export function createCveService(db: Kysely<Database>, dataVersion: DataVersion,
   const count = (params: CveListParams) => cached(`count|${filterKey(params)}`, () => countCves(db, params));
   const scanFor = async (params: CveListParams, pageEnd: number) => {
     const [matches, universe] = await Promise.all([count(params), count({ state: params.state })]);
-    return chooseScan({ matches, universe, pageEnd, probing: narrowsByRelatedRowsOnly(params) });
+    // The probe's answer holds for the data version, like the counts it complements.
+    const hitsWithin = (cap: number) =>
+      cached(`walk-hits|${cveListSearch({ ...params, page: undefined, per_page: undefined })}|${cap}`, () => countWalkHits(db, params, cap));
+    return chooseScanProbed({ matches, universe, pageEnd, probing: narrowsByRelatedRowsOnly(params) }, hitsWithin);
   };
   return {
     async list(params) {

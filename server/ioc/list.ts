@@ -1,4 +1,4 @@
-import { sql, type Kysely, type Selectable } from "kysely";
+import { sql, type Kysely, type Selectable, type SqlBool } from "kysely";
 import { defang } from "../../shared/ioc/defang";
 import type { Indicator, IndicatorType } from "../../shared/ioc/types";
 import type { WarninglistMatcher } from "./warninglist-match";
@@ -186,6 +186,33 @@ export async function queryIndicatorRows(
     .offset(((params.page ?? 1) - 1) * perPage)
     .execute();
   return rows.map((row) => ({ ...row, id: Number(row.id) }));
+}
+
+/**
+ * How many of the first `cap` indicators of the walk's universe (`universe`:
+ * every indicator, or a "seen within" window), in the list's sort order,
+ * match the filter: the probe of server/db/scan.ts's chooseScanProbed. At
+ * most `cap` index steps, whatever the filter.
+ */
+export async function countWalkHits(
+  db: Kysely<Database>,
+  params: IocListParams,
+  universe: IocListParams,
+  now: Date,
+  context: FilterContext,
+  cap: number,
+): Promise<number> {
+  const { sort, dir } = sortOf(params);
+  const along = ORDERINGS[sort].column;
+  const front = orderedIndicators(db, { ...universe, sort, dir }, now, context, "walk")
+    .select((eb) => sql<SqlBool>`${iocFilter(eb, params, now, context, along)}`.as("hit"))
+    .limit(cap);
+  const { hits } = await db
+    .selectFrom(front.as("front"))
+    .where(sql<SqlBool>`front.hit`)
+    .select((eb) => eb.fn.countAll<number>().as("hits"))
+    .executeTakeFirstOrThrow();
+  return Number(hits);
 }
 
 export async function countIndicators(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext): Promise<number> {

@@ -7,14 +7,14 @@ import type { IocChartStats, IocFacets, IocListPage } from "../../shared/ioc-rad
 import { LOOKUP_MAX_INDICATORS, type LookupResponse } from "../../shared/ioc-radar/lookup-types";
 import type { SourceStatus } from "../../shared/types/source-status";
 import { dialectOf } from "../db/dialect";
-import { chooseScan, type Scan } from "../db/scan";
+import { chooseScan, chooseScanProbed, type Scan } from "../db/scan";
 import type { Database } from "../db/schema";
 import { createVersionedCache, type DataVersion } from "../db/versioned-cache";
 import { querySourceStatuses } from "../sources/status";
 import { queryIocDetail } from "./detail";
 import type { Extract } from "./extract-pool";
 import type { FilterContext } from "./filters";
-import { countIndicators, queryIndicatorRows, toListPage, toListRows } from "./list";
+import { countIndicators, countWalkHits, queryIndicatorRows, toListPage, toListRows } from "./list";
 import { lookupIndicators } from "./lookup";
 import { queryIocStats } from "./stats";
 import { loadWarninglistMatcher } from "./warninglists";
@@ -64,8 +64,13 @@ export function filterIndexKeepsOrder(params: IocListParams, context: FilterCont
  * included (2.5 s for no-ip.biz); otherwise as chooseScan() weighs it.
  */
 export function listScan(params: IocListParams, context: FilterContext, counts: { matches: number; universe: number; pageEnd: number }): Scan {
-  if (filterIndexKeepsOrder(params, context) || params.host || params.domain) return "gather";
+  if (gathersByDesign(params, context)) return "gather";
   return chooseScan(counts);
+}
+
+/** Whether the list gathers whatever the counts say (see listScan). */
+function gathersByDesign(params: IocListParams, context: FilterContext): boolean {
+  return filterIndexKeepsOrder(params, context) || Boolean(params.host || params.domain);
 }
 
 /**
@@ -155,7 +160,14 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
       const count = (view: IocListParams) => cached(`count|${filterKey(view, now)}`, () => countIndicators(db, view, now, context));
       const [total, universe, lists, listed] = await Promise.all([count(params), count(walkUniverseView(params)), matcher(), completeLists()]);
       const pageEnd = (params.page ?? 1) * (params.per_page ?? IOC_PAGE_SIZE_DEFAULT);
-      const scan = listScan(params, context, { matches: total, universe, pageEnd });
+      // As listScan(), with a probe of the sort index's front where the counts say gather
+      // (sha256 by first seen, oldest first: the hashes are among the oldest indicators).
+      const hitsWithin = (cap: number) =>
+        cached(`walk-hits|${filterKey(params, now)}|${params.sort ?? ""}|${params.dir ?? ""}|${cap}`, () =>
+          countWalkHits(db, params, walkUniverseView(params), now, context, cap),
+        );
+      const counts = { matches: total, universe, pageEnd };
+      const scan = gathersByDesign(params, context) ? "gather" : await chooseScanProbed(counts, hitsWithin);
       const rows = await queryIndicatorRows(db, params, now, context, scan);
       return toListPage(params, await toListRows(db, rows, lists, listed, now), total);
     },

@@ -5,8 +5,8 @@ import type { Scan } from "../../../server/db/scan";
 import type { Database } from "../../../server/db/schema";
 import type { Extract } from "../../../server/ioc/extract-pool";
 import { queryIocDetail } from "../../../server/ioc/detail";
-import { countIndicators, INDICATOR_COLUMNS, orderedIndicators } from "../../../server/ioc/list";
-import { createIocService, filterIndexKeepsOrder, type IocService } from "../../../server/ioc/service";
+import { countIndicators, countWalkHits, INDICATOR_COLUMNS, orderedIndicators } from "../../../server/ioc/list";
+import { createIocService, filterIndexKeepsOrder, walkUniverseView, type IocService } from "../../../server/ioc/service";
 import { aggregateIocStats } from "../../../server/ioc/stats";
 import { parseIndicator } from "../../../shared/ioc/detect";
 import { IOC_SORT_KEYS, iocListParamsSchema } from "../../../shared/ioc-radar/list-params";
@@ -155,6 +155,39 @@ describe("IOC list: gathered pages and counts read only their matches", () => {
       expectNoFullScan(await explainQueryPlan(db, queries[0]!));
     },
   );
+});
+
+describe("IOC list: the walk probe (server/db/scan.ts) reads only the front of a sort index", () => {
+  it.each([
+    "type=sha256&sort=first_seen&dir=asc&page=20",
+    "type=sha256&sort=first_seen&dir=desc&page=20",
+    "tag=phishing&seen=30d",
+    "q=emotet",
+    "source=feodotracker&sort=confidence",
+    "type=md5&sort=value",
+  ])("%s", async (query) => {
+    const { params } = parseQuery(iocListParamsSchema, new URLSearchParams(query));
+    const context = await service.filterContext(params);
+    recording.take();
+    await countWalkHits(db, params, walkUniverseView(params), now, context, 16 * (params.page ?? 1) * 25);
+    const [probe, ...rest] = recording.take();
+    expect(rest).toEqual([]);
+    expectIndexOrder(await explainQueryPlan(db, probe!));
+  });
+
+  it("sha256 by first seen, oldest first, page 20: the list walks the first-seen index, sorting nothing", async () => {
+    const { params } = parseQuery(iocListParamsSchema, new URLSearchParams("type=sha256&sort=first_seen&dir=asc&page=20"));
+    const fresh = createIocService(
+      db,
+      () => "probe",
+      async () => [],
+    );
+    recording.take();
+    await fresh.list(params, now);
+    const page = recording.take().filter((statement) => /order by "?indicators"?\."?first_seen/i.test(statement.sql) && !/count\(/i.test(statement.sql));
+    expect(page).not.toEqual([]);
+    for (const statement of page) expectIndexOrder(await explainQueryPlan(db, statement));
+  });
 });
 
 describe("IOC detail: related indicators by host and by domain", () => {
