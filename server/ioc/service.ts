@@ -34,6 +34,8 @@ export interface IocService {
   filterContext(params: IocListParams): Promise<FilterContext>;
   /** Each complete-list feed's last successful import (when it last listed what it lists). */
   completeLists(): Promise<ReadonlyMap<string, string | null>>;
+  /** How the list finds this view's page: walking the sort index or gathering the matches (the bench prints it). */
+  scanFor(params: IocListParams, now: Date): Promise<Scan>;
 }
 
 /** The part of a view that decides its row set, plus the hour it is relative to when it has a "seen within" window. */
@@ -154,20 +156,28 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
       return new Map(rows.map((row) => [row.name, row.last_success_at]));
     });
 
+  const count = (view: IocListParams, now: Date, context: FilterContext) =>
+    cached(`count|${filterKey(view, now)}`, () => countIndicators(db, view, now, context));
+
+  // As listScan(), with a probe of the sort index's front where the counts say gather
+  // (sha256 by first seen, oldest first: the hashes are among the oldest indicators).
+  const scanFor = async (params: IocListParams, now: Date): Promise<Scan> => {
+    const context = await filterContext(params);
+    if (gathersByDesign(params, context)) return "gather";
+    const [matches, universe] = await Promise.all([count(params, now, context), count(walkUniverseView(params), now, context)]);
+    const pageEnd = (params.page ?? 1) * (params.per_page ?? IOC_PAGE_SIZE_DEFAULT);
+    const hitsWithin = (cap: number) =>
+      cached(`walk-hits|${filterKey(params, now)}|${params.sort ?? ""}|${params.dir ?? ""}|${cap}`, () =>
+        countWalkHits(db, params, walkUniverseView(params), now, context, cap),
+      );
+    return chooseScanProbed({ matches, universe, pageEnd }, hitsWithin);
+  };
+
   return {
+    scanFor,
     async list(params, now) {
       const context = await filterContext(params);
-      const count = (view: IocListParams) => cached(`count|${filterKey(view, now)}`, () => countIndicators(db, view, now, context));
-      const [total, universe, lists, listed] = await Promise.all([count(params), count(walkUniverseView(params)), matcher(), completeLists()]);
-      const pageEnd = (params.page ?? 1) * (params.per_page ?? IOC_PAGE_SIZE_DEFAULT);
-      // As listScan(), with a probe of the sort index's front where the counts say gather
-      // (sha256 by first seen, oldest first: the hashes are among the oldest indicators).
-      const hitsWithin = (cap: number) =>
-        cached(`walk-hits|${filterKey(params, now)}|${params.sort ?? ""}|${params.dir ?? ""}|${cap}`, () =>
-          countWalkHits(db, params, walkUniverseView(params), now, context, cap),
-        );
-      const counts = { matches: total, universe, pageEnd };
-      const scan = gathersByDesign(params, context) ? "gather" : await chooseScanProbed(counts, hitsWithin);
+      const [total, scan, lists, listed] = await Promise.all([count(params, now, context), scanFor(params, now), matcher(), completeLists()]);
       const rows = await queryIndicatorRows(db, params, now, context, scan);
       return toListPage(params, await toListRows(db, rows, lists, listed, now), total);
     },
