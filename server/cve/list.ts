@@ -4,6 +4,7 @@ import { CVE_PAGE_SIZE_DEFAULT, type CveListParams, type CveSortKey } from "../.
 import type { CveListPage, CveListRow } from "../../shared/cve/list-types";
 import type { CvesTable, Database } from "../db/schema";
 import type { Scan } from "../db/scan";
+import { countFrontHits } from "../db/walk-probe";
 import { cveFilter } from "./filters";
 
 const SORT_COLUMNS = {
@@ -140,12 +141,7 @@ export async function countWalkHits(db: Kysely<Database>, params: CveListParams,
   const front = orderedCves(db, { state: params.state, sort: params.sort, dir: params.dir }, "walk")
     .select((eb) => sql<SqlBool>`${cveFilter(eb, params, dialect, SORT_COLUMNS[sort])}`.as("hit"))
     .limit(cap);
-  const { hits } = await db
-    .selectFrom(front.as("front"))
-    .where(sql<SqlBool>`front.hit`)
-    .select((eb) => eb.fn.countAll<number>().as("hits"))
-    .executeTakeFirstOrThrow();
-  return Number(hits);
+  return countFrontHits(db, front);
 }
 
 export async function countCves(db: Kysely<Database>, params: CveListParams): Promise<number> {

@@ -7,6 +7,7 @@ import type { IocListPage, IocListRow } from "../../shared/ioc-radar/list-types"
 import { scoreIndicator, type ScoreSighting } from "../../shared/scoring/ioc-score";
 import type { Database, IndicatorsTable } from "../db/schema";
 import type { Scan } from "../db/scan";
+import { countFrontHits } from "../db/walk-probe";
 import { countFromStatsTable, statsTableAnswers } from "./stats-table";
 import { iocFilter, type FilterContext } from "./filters";
 
@@ -207,12 +208,7 @@ export async function countWalkHits(
   const front = orderedIndicators(db, { ...universe, sort, dir }, now, context, "walk")
     .select((eb) => sql<SqlBool>`${iocFilter(eb, params, now, context, along)}`.as("hit"))
     .limit(cap);
-  const { hits } = await db
-    .selectFrom(front.as("front"))
-    .where(sql<SqlBool>`front.hit`)
-    .select((eb) => eb.fn.countAll<number>().as("hits"))
-    .executeTakeFirstOrThrow();
-  return Number(hits);
+  return countFrontHits(db, front);
 }
 
 export async function countIndicators(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext): Promise<number> {

@@ -3,8 +3,8 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { computeCvePriority } from "../../../server/cve/priority";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
+import { priorityOf } from "../../../server/pipeline/derived";
 import { syncSource } from "../../../server/pipeline/sync";
 import { createTestDatabase, recordingLogger, snapshot, type TestDatabase } from "../../helpers/feed-server";
 
@@ -41,20 +41,9 @@ async function cve(id: string) {
   return db.db.selectFrom("cves").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 }
 
-/** The priority the CVE page computes from the row's own evidence. */
+/** The priority the CVE page computes from the row's own evidence (the one definition, server/cve/priority.ts). */
 async function expectedPriority(id: string): Promise<number> {
-  const row = await cve(id);
-  return computeCvePriority(
-    {
-      state: row.state,
-      kev: row.kev ? { dateAdded: row.kev_date_added, knownRansomwareUse: row.kev_ransomware === 1 } : null,
-      epss: row.epss === null ? null : { score: row.epss, percentile: row.epss_percentile, date: row.epss_date },
-      exploitCount: row.exploit_count,
-      cvss: row.cvss_score === null ? null : { score: row.cvss_score, version: row.cvss_version, source: row.cvss_source },
-      published: row.date_published,
-    },
-    NOW,
-  ).score;
+  return priorityOf(await cve(id), NOW);
 }
 
 describe("EPSS import", () => {
