@@ -36,6 +36,7 @@ const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATION
 
 /** Applies every pending migration in order; returns the names applied by this call. */
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  await dialectOf(db).assertUsable(db);
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   const applied = (results ?? []).filter((r) => r.status === "Success").map((r) => r.migrationName);

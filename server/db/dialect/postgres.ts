@@ -97,4 +97,19 @@ export const postgresDialect: SqlDialect = {
   async analyze(db) {
     await sql`analyze`.execute(db);
   },
+
+  async assertUsable(db) {
+    const { rows } = await sql<{ version: number; encoding: string; icu: boolean }>`
+      select current_setting('server_version_num')::int as version,
+             current_setting('server_encoding') as encoding,
+             exists (select 1 from pg_collation where collname = 'und-x-icu') as icu`.execute(db);
+    const { version, encoding, icu } = rows[0]!;
+    const problems = [
+      version < 150000 ? `PostgreSQL ${Math.floor(version / 10000)} is older than 15, the oldest supported` : null,
+      // The search index's collation and every non-ASCII title need it; the official image and Debian's initdb default to it.
+      encoding !== "UTF8" ? `its encoding is ${encoding}, not UTF8 (create it with: create database … encoding 'UTF8' template template0)` : null,
+      icu ? null : `this PostgreSQL was built without ICU (the collation "und-x-icu" the CVE search uses is missing)`,
+    ].filter((problem) => problem !== null);
+    if (problems.length > 0) throw new Error(`DATABASE_URL names a database Threat Radar cannot use: ${problems.join("; ")}`);
+  },
 };

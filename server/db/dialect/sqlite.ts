@@ -97,6 +97,9 @@ export const sqliteDialect: SqlDialect = {
   async analyze(db) {
     await sql`pragma optimize`.execute(db);
   },
+
+  // better-sqlite3 bundles its own SQLite, FTS5 included.
+  async assertUsable() {},
 };
 
 interface ExternalContentSearchIndex {

@@ -61,6 +61,12 @@ export interface SqlDialect {
   analyzeTable(db: Kysely<any>, table: string): Promise<void>;
   /** Refreshes the planner's statistics after an import changed much. */
   analyze(db: Kysely<any>): Promise<void>;
+  /**
+   * Throws, naming what to change, when the database cannot hold the schema
+   * (checked before migrating, so a wrong server fails at start-up with a
+   * reason instead of half-way through a migration).
+   */
+  assertUsable(db: Kysely<any>): Promise<void>;
 }
 
 /** Shortest text the value search can answer from its index; shorter text matches whole values only. */
