@@ -1,12 +1,12 @@
-import { randomBytes } from "node:crypto";
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
 import { configDefaults } from "vitest/config";
+import { buildId } from "./scripts/build-id";
 
 /**
  * Gives every client build an id and writes it next to the Vite manifest, so
  * the server can answer `builds/latest.json` and clients can notice a new
- * deployment. BUILD_ID lets a release pipeline pin the id (e.g. a git sha).
+ * deployment (the id: scripts/build-id.ts).
  */
 function buildInfo(): Plugin {
   return {
@@ -14,10 +14,7 @@ function buildInfo(): Plugin {
     apply: "build",
     generateBundle() {
       if (this.environment.config.build.ssr) return;
-      const info = {
-        id: process.env.BUILD_ID ?? `${Date.now().toString(36)}-${randomBytes(4).toString("hex")}`,
-        timestamp: Date.now(),
-      };
+      const info = { id: buildId(process.env.BUILD_ID), timestamp: Date.now() };
       this.emitFile({ type: "asset", fileName: ".vite/build.json", source: JSON.stringify(info) });
     },
   };
