@@ -81,8 +81,9 @@ export function startScheduler({ db, config, logger, runner, recordCrash, now = 
       if (wait < delay) schedule(name, at);
       else
         enqueue(name).catch((error: unknown) => {
-          // Another importer holding the lock is not a failure: drain() said so and scheduled a retry.
-          if (!(error instanceof ImportBusyError)) log.error({ err: error, source: name }, "scheduled import failed");
+          // Not failures: another importer holding the lock (drain() said so and scheduled a retry), and an
+          // import cut short or never started because the server is stopping (an operator saw errors on every stop).
+          if (!(error instanceof ImportBusyError) && !stopped) log.error({ err: error, source: name }, "scheduled import failed");
         });
     }, wait);
     timer.unref();

@@ -205,6 +205,27 @@ describe("scheduler with three sources", () => {
   });
 });
 
+describe("stopping", () => {
+  it("cuts the running import short and drops the queued ones without logging an error", async () => {
+    const config = configFor({ "cisa-kev": { interval: 60 }, epss: { interval: 60 } });
+    scheduler = startScheduler({
+      db: db.db,
+      config,
+      logger: recorder.logger,
+      runner: timedRunner(config, { "cisa-kev": 30 * MINUTE, epss: 30 * MINUTE }),
+      recordCrash,
+    });
+    await started();
+    await vi.advanceTimersByTimeAsync(MINUTE);
+    expect(calls.map((call) => call.end)).toEqual([null]);
+    await scheduler.stop();
+    scheduler = null;
+    await vi.advanceTimersByTimeAsync(0);
+    expect(calls).toHaveLength(1);
+    expect(recorder.entries.filter((entry) => (entry.level as number) >= 50)).toEqual([]);
+  });
+});
+
 describe("a source that fails", () => {
   it("is tried again after 5, 10, 20 minutes… whatever its interval, with the cause and the next attempt recorded", async () => {
     // Weekly, and its file is missing: the real engine fails with ENOENT.
