@@ -129,7 +129,7 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
     log.info({ ...counts, records, durationMs, readMs, mergeMs: durationMs - readMs, recordCount }, "import finished");
     return { source, status: "ok", counts, durationMs, error: null, recordCount, records, rejections: rejections.summary() };
   } catch (error) {
-    return await failedRun(error, { db, source, now, log, signal, started });
+    return await failedRun(error, { db, source, now, log, signal, started, locationKey: locationKey(options.locations) });
   } finally {
     await staging?.dispose();
     await files?.dispose();

@@ -42,9 +42,10 @@ const BUSY_RETRY_MS = 60_000;
 
 /**
  * When a source is due: at once if it never ran or its location changed
- * since its last run (an operator just set SYNC_MIRROR_DIR or
- * SOURCE_<NAME>_URL); after a failure, at the retry time the failure set
- * (minutes, backing off); otherwise one interval after its last run.
+ * since its last success (or, never having succeeded, since its last
+ * attempt: an operator just set SYNC_MIRROR_DIR or SOURCE_<NAME>_URL); after
+ * a failure, at the retry time the failure set (minutes, backing off);
+ * otherwise one interval after its last run.
  */
 export function dueAt(
   row: { last_run_at: string | null; next_attempt_at: string | null; status: string; location_key: string | null } | undefined,

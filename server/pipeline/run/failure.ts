@@ -14,14 +14,14 @@ import type { ImportOutcome } from "./types";
  */
 export async function failedRun(
   error: unknown,
-  run: { db: Kysely<Database>; source: string; now: Date; log: Logger; signal: AbortSignal; started: number },
+  run: { db: Kysely<Database>; source: string; now: Date; log: Logger; signal: AbortSignal; started: number; locationKey: string },
 ): Promise<ImportOutcome> {
   const { db, source, now, log, signal } = run;
   const detail = signal.aborted ? failureDetail(new Error(`aborted: ${failureMessage(failureDetail(signal.reason))}`, { cause: error })) : failureDetail(error);
   const message = failureMessage(detail);
   const durationMs = Math.round(performance.now() - run.started);
   log.error({ err: error, durationMs, hint: detail.hint }, "import failed; the previous data is unchanged");
-  const retryAt = await recordFailure(db, source, now, detail).catch((recordError: unknown) => {
+  const retryAt = await recordFailure(db, source, now, detail, run.locationKey).catch((recordError: unknown) => {
     log.error({ err: recordError }, "could not record the failure");
     return null;
   });

@@ -100,9 +100,13 @@ export async function recordNotModified(db: Kysely<Database>, source: string, no
 /**
  * Records a failure with its cause chain and hint, and when to try again:
  * sooner than the source's interval, backing off with each failure in a row.
- * Returns that time.
+ * Returns that time. A source that never succeeded also keeps the locations
+ * it failed at (`locationKey`; null when unknown, as after a crash), so that
+ * an operator who then sets a mirror or a URL makes it due at once: the
+ * air-gapped first start. Once it has succeeded, `location_key` stays the
+ * locations its data came from, which the unchanged-file skip relies on.
  */
-export async function recordFailure(db: Kysely<Database>, source: string, now: Date, detail: FailureDetail): Promise<string> {
+export async function recordFailure(db: Kysely<Database>, source: string, now: Date, detail: FailureDetail, locationKey: string | null): Promise<string> {
   const previous = await db.selectFrom("sources").select(["consecutive_failures"]).where("name", "=", source).executeTakeFirst();
   const failures = (previous?.consecutive_failures ?? 0) + 1;
   const retryAt = new Date(now.getTime() + retryDelayMs(failures)).toISOString();
@@ -118,11 +122,18 @@ export async function recordFailure(db: Kysely<Database>, source: string, now: D
       last_error_at: stamp,
       consecutive_failures: failures,
       next_attempt_at: retryAt,
+      location_key: locationKey,
       runs: 1,
       failures: 1,
     })
     .onConflict((oc) =>
       oc.column("name").doUpdateSet((eb) => ({
+        location_key: eb
+          .case()
+          .when("sources.last_success_at", "is", null)
+          .then(eb.fn.coalesce("excluded.location_key", "sources.location_key"))
+          .else(eb.ref("sources.location_key"))
+          .end(),
         last_run_at: stamp,
         status: "failed",
         last_error: failureMessage(detail),
@@ -140,5 +151,5 @@ export async function recordFailure(db: Kysely<Database>, source: string, now: D
 
 /** Records the failure of an import that could not record its own (its process was killed). */
 export async function recordCrashedImport(db: Kysely<Database>, source: string, message: string, now: Date): Promise<void> {
-  await recordFailure(db, source, now, { causes: [message], hint: null });
+  await recordFailure(db, source, now, { causes: [message], hint: null }, null);
 }

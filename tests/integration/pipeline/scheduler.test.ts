@@ -263,6 +263,27 @@ describe("a source that fails", () => {
     expect(dueAt(undefined, 60, "x")).toBe(0);
   });
 
+  it("after a first start that failed, is due at once when a mirror is set; once it succeeded, its data's location is kept", async () => {
+    const interval = 7 * 24 * 60;
+    const cwe = SOURCES.find((source) => source.name === "mitre-cwe")!;
+    const offline = configFor({ "mitre-cwe": { interval } }, { SOURCE_MITRE_CWE_URL: join(db.dir, "cwec_missing.xml") });
+    const mirrored = configFor({ "mitre-cwe": { interval } }, { SYNC_MIRROR_DIR: snapshotDir });
+    const keyOf = (config: PipelineConfig) => locationKey(resolveLocations(cwe, config, config.mirrorDir));
+    const run = (config: PipelineConfig) =>
+      inProcessRunner({ store: db.store, config, logger: recorder.logger, now: () => new Date() })("mitre-cwe", new AbortController().signal);
+    const row = async () => (await db.db.selectFrom("sources").selectAll().where("name", "=", "mitre-cwe").executeTakeFirst())!;
+
+    expect((await run(offline)).status).toBe("failed");
+    const retry = T0 + 5 * MINUTE;
+    expect(dueAt(await row(), interval, keyOf(offline))).toBe(retry);
+    expect(dueAt(await row(), interval, keyOf(mirrored))).toBe(0);
+
+    expect((await run(mirrored)).status).toBe("ok");
+    expect((await run(offline)).status).toBe("failed");
+    expect((await row()).location_key).toBe(keyOf(mirrored));
+    expect(dueAt(await row(), interval, keyOf(mirrored))).toBe(retry);
+  });
+
   it("waits a minute when another process holds the import lock, and records a crash of its import", async () => {
     const config = configFor({ "cisa-kev": { interval: 60 } });
     let attempt = 0;
