@@ -97,7 +97,19 @@ export function startScheduler({ db, config, logger, runner, recordCrash, now = 
     if (!config.syncEnabled || !sourceConfig.enabled) return;
     const row = await db.selectFrom("sources").selectAll().where("name", "=", name).executeTakeFirst();
     const source = SOURCES.find((s) => s.name === name)!;
-    const at = dueAt(row, sourceConfig.intervalMinutes, locationKey(resolveLocations(source, config, config.mirrorDir)));
+    const locations = resolveLocations(source, config, config.mirrorDir);
+    if (locations.length === 0) {
+      // Not in the mirror: nothing to read until an operator adds its file, so look again one interval on.
+      // (Its recorded location differs from none at all, which dueAt would take for a change, due at once, forever.)
+      const at = now().getTime() + sourceConfig.intervalMinutes * 60_000;
+      schedule(name, at);
+      log.warn(
+        { source: name, mirror: config.mirrorDir, next: new Date(at).toISOString() },
+        "not in the mirror: nothing to import; looking again at the next interval",
+      );
+      return;
+    }
+    const at = dueAt(row, sourceConfig.intervalMinutes, locationKey(locations));
     schedule(name, at);
     log.info({ source: name, next: new Date(Math.max(at, now().getTime())).toISOString() }, "next import");
   };

@@ -284,6 +284,27 @@ describe("a source that fails", () => {
     expect(dueAt(await row(), interval, keyOf(mirrored))).toBe(retry);
   });
 
+  it("is looked for again one interval on when the mirror lacks it, not retried in a loop", async () => {
+    // threatfox has no file among the snapshots; its offline first attempt recorded the publisher's URL.
+    const config = configFor({ threatfox: { interval: 60 } }, { SYNC_MIRROR_DIR: snapshotDir });
+    await db.db
+      .insertInto("sources")
+      .values({
+        name: "threatfox",
+        last_run_at: new Date(T0).toISOString(),
+        status: "failed",
+        next_attempt_at: new Date(T0 + 5 * MINUTE).toISOString(),
+        location_key: "https://threatfox.abuse.ch/export/json/recent/",
+      })
+      .execute();
+    scheduler = startScheduler({ db: db.db, config, logger: recorder.logger, runner: timedRunner(config, {}), recordCrash });
+    await started();
+    await vi.advanceTimersByTimeAsync(59 * MINUTE);
+    expect(calls).toEqual([]);
+    expect(scheduler.nextRuns().get("threatfox")).toEqual(new Date(T0 + 60 * MINUTE));
+    expect(recorder.entries.filter((entry) => entry.source === "threatfox" && entry.level === 40)).toHaveLength(1);
+  });
+
   it("waits a minute when another process holds the import lock, and records a crash of its import", async () => {
     const config = configFor({ "cisa-kev": { interval: 60 } });
     let attempt = 0;
