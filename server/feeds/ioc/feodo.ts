@@ -37,14 +37,18 @@ export async function* parseFeodoCsv(input: FeedInput, options: ParserOptions = 
         yield rejected(location, `invalid dst_port ${quote(portText)}`);
         continue;
       }
+      const firstSeen = toIsoUtc(record.first_seen_utc);
+      const lastOnline = toIsoUtc(record.last_online);
       yield sighting(
         source,
         raw,
         { indicator: value.indicator, port },
         {
           location,
-          firstSeen: toIsoUtc(record.first_seen_utc),
-          lastSeen: toIsoUtc(record.last_online),
+          firstSeen,
+          // `last_online` is a day: a C2 first seen at 07:03 on its last day online was seen until 07:03 at least,
+          // not last seen at midnight before it was first seen (ISO times order as text).
+          lastSeen: firstSeen !== null && lastOnline !== null && lastOnline < firstSeen ? firstSeen : lastOnline,
           threatType: "botnet_cc",
           malwareFamily: text(record.malware),
         },

@@ -170,13 +170,14 @@ describe("Feodo Tracker CSV (real snapshot)", () => {
       port: 1194,
       cves: [],
     });
-    // "2024-04-04 07:03:03","172.233.221.61","5938","offline","2024-04-04","Pikabot"
+    // "2024-04-04 07:03:03","172.233.221.61","5938","offline","2024-04-04","Pikabot": last online that day, so seen until 07:03:03 at least.
     expect(records[27]).toMatchObject({
       indicator: { type: "ipv4", value: "172.233.221.61" },
       port: 5938,
       firstSeen: "2024-04-04T07:03:03.000Z",
-      lastSeen: "2024-04-04T00:00:00.000Z",
+      lastSeen: "2024-04-04T07:03:03.000Z",
     });
+    expect(records.filter((r) => r.lastSeen! < r.firstSeen!)).toEqual([]);
   });
 
   it("rejects a malformed row and keeps going", async () => {
