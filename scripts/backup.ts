@@ -33,7 +33,11 @@ try {
 } finally {
   db.close();
 }
-const copy = new SQLite(partial, { readonly: true });
+// The copy inherits the server's WAL mode, and opening it would leave -wal and -shm files beside the
+// temporary name. In rollback-journal mode it is one self-contained file; the server sets WAL again
+// when it opens a restored copy.
+const copy = new SQLite(partial);
+copy.pragma("journal_mode = delete");
 const problems = (copy.pragma("integrity_check") as Array<{ integrity_check: string }>).map((row) => row.integrity_check);
 copy.close();
 if (problems.length !== 1 || problems[0] !== "ok") {

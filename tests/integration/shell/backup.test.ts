@@ -43,7 +43,8 @@ describe("npm run backup", () => {
       expect(again.code).toBe(2);
       expect(again.output).toContain("pass --force");
       expect((await backup([target, "--db", path, "--force"])).code).toBe(0);
-      expect(existsSync(`${target}.partial`)).toBe(false);
+      // One self-contained file: nothing left beside it or beside its temporary name.
+      for (const leftover of [".partial", ".partial-wal", ".partial-shm", "-wal", "-shm"]) expect(existsSync(`${target}${leftover}`), leftover).toBe(false);
     } finally {
       await live.close();
     }
