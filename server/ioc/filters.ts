@@ -91,8 +91,7 @@ export function iocFilter(
   if (params.malware) conditions.push(familyKeys(eb, context.malwareKeys));
   if (params.tag) {
     const tag = params.tag;
-    const tagId =
-      context.tagId === undefined ? eb.selectFrom("tags").select("tags.id").where("tags.name", "=", tag) : eb.val(context.tagId);
+    const tagId = context.tagId === undefined ? eb.selectFrom("tags").select("tags.id").where("tags.name", "=", tag) : eb.val(context.tagId);
     const tagged = eb.selectFrom("indicator_tags").select("indicator_tags.indicator_id").where("indicator_tags.tag_id", "=", tagId);
     const tagRows = walkAlong ? eb.exists(tagged.whereRef("indicator_tags.indicator_id", "=", "indicators.id")) : eb("indicators.id", "in", tagged);
     // A family's aliases tag it too (maltrail states them once per family).

@@ -190,20 +190,26 @@ export function sortOf(params: IocListParams): { sort: IocSortKey; dir: Directio
  * `key` spells the sort keys: as they are, unless a gathered page must keep
  * the dialect off the sort index (queryIndicatorRows).
  */
-export function orderedIndicators(
-  db: Kysely<Database>,
-  params: IocListParams,
-  now: Date,
-  context: FilterContext,
-  scan: Scan = "gather",
-  key: SortKey = asIs,
-) {
+export function orderedIndicators(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext, scan: Scan = "gather", key: SortKey = asIs) {
   const { sort, dir } = sortOf(params);
   const { column, order } = ORDERINGS[sort];
   return db
     .selectFrom("indicators")
     .where((eb) => iocFilter(eb, params, now, context, scan === "walk" ? column : undefined))
     .orderBy(sql.raw(order(dir, key)));
+}
+
+/** The statement that reads one page of the list, found by `scan`. */
+export function indicatorPageQuery(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext, scan: Scan = "gather") {
+  const perPage = params.per_page ?? IOC_PAGE_SIZE_DEFAULT;
+  // A gathered page sorts its matches, unless the filter's own index yields them in order: the
+  // dialect then spells the sort keys so that its planner cannot walk the sort index instead.
+  const { unindexedSortKey } = context.dialect;
+  const key: SortKey = scan === "gather" && !filterIndexKeepsOrder(params, context) ? unindexedSortKey : asIs;
+  return orderedIndicators(db, params, now, context, scan, key)
+    .select(INDICATOR_COLUMNS)
+    .limit(perPage)
+    .offset(((params.page ?? 1) - 1) * perPage);
 }
 
 export async function queryIndicatorRows(
@@ -213,16 +219,7 @@ export async function queryIndicatorRows(
   context: FilterContext,
   scan: Scan = "gather",
 ): Promise<IndicatorRow[]> {
-  const perPage = params.per_page ?? IOC_PAGE_SIZE_DEFAULT;
-  // A gathered page sorts its matches, unless the filter's own index yields them in order: the
-  // dialect then spells the sort keys so that its planner cannot walk the sort index instead.
-  const { unindexedSortKey } = context.dialect;
-  const key: SortKey = scan === "gather" && !filterIndexKeepsOrder(params, context) ? unindexedSortKey : asIs;
-  const rows = await orderedIndicators(db, params, now, context, scan, key)
-    .select(INDICATOR_COLUMNS)
-    .limit(perPage)
-    .offset(((params.page ?? 1) - 1) * perPage)
-    .execute();
+  const rows = await indicatorPageQuery(db, params, now, context, scan).execute();
   return rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 
