@@ -13,6 +13,8 @@ import { filterIndexKeepsOrder, iocFilter, type FilterContext } from "./filters"
 
 type Direction = "asc" | "desc";
 const reverse = (dir: Direction): Direction => (dir === "asc" ? "desc" : "asc");
+/** Where a "<column> desc nulls last" index puts NULLs when walked in `dir`. */
+const indexNulls = (dir: Direction) => (dir === "desc" ? "nulls last" : "nulls first");
 
 /** A sort key as the ORDER BY names it: the column itself, or an expression of it that no index serves (see queryIndicatorRows). */
 type SortKey = (column: `indicators.${keyof IndicatorsTable}`, type: "text" | "integer") => string;
@@ -33,17 +35,20 @@ const ORDERINGS: Record<IocSortKey, { column: `indicators.${keyof IndicatorsTabl
     column: "indicators.first_seen",
     order: (dir, key) => `${key("indicators.first_seen", "text")} ${dir} nulls last, indicators.id ${reverse(dir)}`,
   },
+  // Never NULL: the NULL position is spelled as the index has it either way, which SQLite reads as its
+  // default and PostgreSQL needs to match the index at all (its DESC puts NULLs first unless told).
   listed_since: {
     column: "indicators.listed_since",
-    order: (dir, key) => `${key("indicators.listed_since", "text")} ${dir}, indicators.id ${reverse(dir)}`,
+    order: (dir, key) => `${key("indicators.listed_since", "text")} ${dir} ${indexNulls(dir)}, indicators.id ${reverse(dir)}`,
   },
   confidence: {
     column: "indicators.confidence",
     order: (dir, key) => `${key("indicators.confidence", "integer")} ${dir} nulls last, indicators.id ${reverse(dir)}`,
   },
+  // Never NULL either (see listed_since).
   sources: {
     column: "indicators.source_count",
-    order: (dir, key) => `${key("indicators.source_count", "integer")} ${dir}, indicators.id ${reverse(dir)}`,
+    order: (dir, key) => `${key("indicators.source_count", "integer")} ${dir} ${indexNulls(dir)}, indicators.id ${reverse(dir)}`,
   },
   // Within a type, newest first (the type index's own order, walked backwards for "desc").
   type: {
