@@ -34,7 +34,7 @@ const SERVER_ENTRIES = {
 /** Integration tests that also run on PostgreSQL (project integration-pg); tests/integration/README.md lists the others and why. */
 const POSTGRES_INTEGRATION_TESTS = [
   "tests/integration/cve-radar/{list,detail,detail-sections,epss-history,exports,past-the-end,suggest}.test.ts",
-  "tests/integration/ioc-radar/{list,detail,exports,lookup,fuzz,stats-table}.test.ts",
+  "tests/integration/ioc-radar/{list,detail,exports,lookup,fuzz,stats-table,postgres-plans}.test.ts",
   "tests/integration/shell/{pages,errors,metrics,route-validation,serving,endpoints,process,start-up,roles}.test.{ts,tsx}",
   "tests/integration/{home/home,bench/load-mix}.test.ts",
   "tests/integration/pipeline/{cli,download,egress-proxy,epss,ioc-sources,misp-feed,records,snapshots}.test.ts",
@@ -75,7 +75,8 @@ export default defineConfig(({ isSsrBuild }) => ({
         test: {
           name: "integration",
           include: ["tests/integration/**/*.test.{ts,tsx}"],
-          exclude: [...configDefaults.exclude, "tests/integration/parity/**"],
+          // PostgreSQL's own plans (SQLite's are held by query-plans.test.ts): integration-pg only.
+          exclude: [...configDefaults.exclude, "tests/integration/parity/**", "tests/integration/**/postgres-plans.test.ts"],
           globalSetup: ["tests/integration/setup/snapshot-database.ts"],
           testTimeout: 120_000,
           hookTimeout: 300_000,

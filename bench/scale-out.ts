@@ -75,6 +75,11 @@ function row(label: string, runs: readonly LoadFigures[]) {
       setup: label,
       "answers/s": count(latencies.length / seconds),
       "2xx/3xx": count(ok),
+      // Shed by the admission line (SERVE_QUEUE_MS, SERVE_QUEUE_MAX): fast answers that inflate answers/s.
+      "503 shed": count(runs.reduce((sum, run) => sum + (run.byStatus.get(503) ?? 0), 0)),
+      "other 4xx/5xx": count(
+        runs.reduce((sum, run) => sum + [...run.byStatus].filter(([status]) => status >= 400 && status !== 503).reduce((n, [, c]) => n + c, 0), 0),
+      ),
       "p50 ms": ms(percentile(latencies, 50)),
       "p95 ms": ms(percentile(latencies, 95)),
       "p99 ms": ms(percentile(latencies, 99)),

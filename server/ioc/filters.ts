@@ -38,6 +38,25 @@ export interface FilterContext {
    * for the OR (1 s for `phishing` on the full import).
    */
   tagFamilies: readonly string[];
+  /**
+   * The tag filter's tag id, read before the query where the dialect
+   * resolvesKeysFirst (null: no tag has that name, so no row is tagged);
+   * undefined elsewhere, and the query looks the id up itself.
+   */
+  tagId?: number | null;
+}
+
+/**
+ * Whether a filter's own index (server/db/ioc-tables.ts: threat type, a
+ * single type or a family without aliases, followed by the default order) yields its
+ * matches newest first: the page is then read straight off that index, and
+ * walking the sort index instead would step over every row the filter
+ * leaves out (undated matches sit at the far end of that walk).
+ */
+export function filterIndexKeepsOrder(params: IocListParams, context: FilterContext): boolean {
+  const defaultOrder = (params.sort ?? "last_seen") === "last_seen" && (params.dir ?? "desc") === "desc";
+  const oneFamily = Boolean(params.malware) && context.malwareKeys.length === 1;
+  return defaultOrder && (Boolean(params.threat_type || params.type?.length === 1) || oneFamily);
 }
 
 function familyKeys(eb: IndicatorExpressions, keys: readonly string[]) {
@@ -72,10 +91,8 @@ export function iocFilter(
   if (params.malware) conditions.push(familyKeys(eb, context.malwareKeys));
   if (params.tag) {
     const tag = params.tag;
-    const tagged = eb
-      .selectFrom("indicator_tags")
-      .select("indicator_tags.indicator_id")
-      .where("indicator_tags.tag_id", "=", eb.selectFrom("tags").select("tags.id").where("tags.name", "=", tag));
+    const tagId = context.tagId === undefined ? eb.selectFrom("tags").select("tags.id").where("tags.name", "=", tag) : eb.val(context.tagId);
+    const tagged = eb.selectFrom("indicator_tags").select("indicator_tags.indicator_id").where("indicator_tags.tag_id", "=", tagId);
     const tagRows = walkAlong ? eb.exists(tagged.whereRef("indicator_tags.indicator_id", "=", "indicators.id")) : eb("indicators.id", "in", tagged);
     // A family's aliases tag it too (maltrail states them once per family).
     conditions.push(context.tagFamilies.length > 0 ? eb.or([tagRows, familyKeys(eb, context.tagFamilies)]) : tagRows);

@@ -9,10 +9,16 @@ import type { Database, IndicatorsTable } from "../db/schema";
 import type { Scan } from "../db/scan";
 import { countFrontHits } from "../db/walk-probe";
 import { countFromStatsTable, statsTableAnswers } from "./stats-table";
-import { iocFilter, type FilterContext } from "./filters";
+import { filterIndexKeepsOrder, iocFilter, type FilterContext } from "./filters";
 
 type Direction = "asc" | "desc";
 const reverse = (dir: Direction): Direction => (dir === "asc" ? "desc" : "asc");
+/** Where a "<column> desc nulls last" index puts NULLs when walked in `dir`. */
+const indexNulls = (dir: Direction) => (dir === "desc" ? "nulls last" : "nulls first");
+
+/** A sort key as the ORDER BY names it: the column itself, or an expression of it that no index serves (see queryIndicatorRows). */
+type SortKey = (column: `indicators.${keyof IndicatorsTable}`, type: "text" | "integer") => string;
+const asIs: SortKey = (column) => column;
 
 /**
  * Each sort's ORDER BY, written to match its index (server/db/ioc-tables.ts)
@@ -20,22 +26,43 @@ const reverse = (dir: Direction): Direction => (dir === "asc" ? "desc" : "asc");
  * missing values (an undated indicator, no confidence) come last whichever
  * way a column is sorted.
  */
-const ORDERINGS: Record<IocSortKey, { column: `indicators.${keyof IndicatorsTable}`; order: (dir: Direction) => string }> = {
-  last_seen: { column: "indicators.last_seen", order: (dir) => `indicators.last_seen ${dir} nulls last, indicators.id ${reverse(dir)}` },
-  first_seen: { column: "indicators.first_seen", order: (dir) => `indicators.first_seen ${dir} nulls last, indicators.id ${reverse(dir)}` },
-  listed_since: { column: "indicators.listed_since", order: (dir) => `indicators.listed_since ${dir}, indicators.id ${reverse(dir)}` },
-  confidence: { column: "indicators.confidence", order: (dir) => `indicators.confidence ${dir} nulls last, indicators.id ${reverse(dir)}` },
-  sources: { column: "indicators.source_count", order: (dir) => `indicators.source_count ${dir}, indicators.id ${reverse(dir)}` },
+const ORDERINGS: Record<IocSortKey, { column: `indicators.${keyof IndicatorsTable}`; order: (dir: Direction, key: SortKey) => string }> = {
+  last_seen: {
+    column: "indicators.last_seen",
+    order: (dir, key) => `${key("indicators.last_seen", "text")} ${dir} nulls last, indicators.id ${reverse(dir)}`,
+  },
+  first_seen: {
+    column: "indicators.first_seen",
+    order: (dir, key) => `${key("indicators.first_seen", "text")} ${dir} nulls last, indicators.id ${reverse(dir)}`,
+  },
+  // Never NULL: the NULL position is spelled as the index has it either way, which SQLite reads as its
+  // default and PostgreSQL needs to match the index at all (its DESC puts NULLs first unless told).
+  listed_since: {
+    column: "indicators.listed_since",
+    order: (dir, key) => `${key("indicators.listed_since", "text")} ${dir} ${indexNulls(dir)}, indicators.id ${reverse(dir)}`,
+  },
+  confidence: {
+    column: "indicators.confidence",
+    order: (dir, key) => `${key("indicators.confidence", "integer")} ${dir} nulls last, indicators.id ${reverse(dir)}`,
+  },
+  // Never NULL either (see listed_since).
+  sources: {
+    column: "indicators.source_count",
+    order: (dir, key) => `${key("indicators.source_count", "integer")} ${dir} ${indexNulls(dir)}, indicators.id ${reverse(dir)}`,
+  },
   // Within a type, newest first (the type index's own order, walked backwards for "desc").
   type: {
     column: "indicators.type",
-    order: (dir) =>
+    order: (dir, key) =>
       dir === "asc"
-        ? "indicators.type asc, indicators.last_seen desc nulls last, indicators.id asc"
-        : "indicators.type desc, indicators.last_seen asc nulls first, indicators.id desc",
+        ? `${key("indicators.type", "text")} asc, ${key("indicators.last_seen", "text")} desc nulls last, indicators.id asc`
+        : `${key("indicators.type", "text")} desc, ${key("indicators.last_seen", "text")} asc nulls first, indicators.id desc`,
   },
   // (value, type) is unique: the type breaks the rare ties.
-  value: { column: "indicators.value", order: (dir) => `indicators.value ${dir}, indicators.type ${dir}` },
+  value: {
+    column: "indicators.value",
+    order: (dir, key) => `${key("indicators.value", "text")} ${dir}, ${key("indicators.type", "text")} ${dir}`,
+  },
 };
 
 export const INDICATOR_COLUMNS = [
@@ -163,14 +190,31 @@ export function sortOf(params: IocListParams): { sort: IocSortKey; dir: Directio
   return { sort: params.sort ?? "last_seen", dir: params.dir ?? "desc" };
 }
 
-/** A select of the filtered indicators in the requested order (see ORDERINGS). */
-export function orderedIndicators(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext, scan: Scan = "gather") {
+/**
+ * A select of the filtered indicators in the requested order (see ORDERINGS).
+ * `key` spells the sort keys: as they are, unless a gathered page must keep
+ * the dialect off the sort index (queryIndicatorRows).
+ */
+export function orderedIndicators(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext, scan: Scan = "gather", key: SortKey = asIs) {
   const { sort, dir } = sortOf(params);
   const { column, order } = ORDERINGS[sort];
   return db
     .selectFrom("indicators")
     .where((eb) => iocFilter(eb, params, now, context, scan === "walk" ? column : undefined))
-    .orderBy(sql.raw(order(dir)));
+    .orderBy(sql.raw(order(dir, key)));
+}
+
+/** The statement that reads one page of the list, found by `scan`. */
+export function indicatorPageQuery(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext, scan: Scan = "gather") {
+  const perPage = params.per_page ?? IOC_PAGE_SIZE_DEFAULT;
+  // A gathered page sorts its matches, unless the filter's own index yields them in order: the
+  // dialect then spells the sort keys so that its planner cannot walk the sort index instead.
+  const { unindexedSortKey } = context.dialect;
+  const key: SortKey = scan === "gather" && !filterIndexKeepsOrder(params, context) ? unindexedSortKey : asIs;
+  return orderedIndicators(db, params, now, context, scan, key)
+    .select(INDICATOR_COLUMNS)
+    .limit(perPage)
+    .offset(((params.page ?? 1) - 1) * perPage);
 }
 
 export async function queryIndicatorRows(
@@ -180,12 +224,7 @@ export async function queryIndicatorRows(
   context: FilterContext,
   scan: Scan = "gather",
 ): Promise<IndicatorRow[]> {
-  const perPage = params.per_page ?? IOC_PAGE_SIZE_DEFAULT;
-  const rows = await orderedIndicators(db, params, now, context, scan)
-    .select(INDICATOR_COLUMNS)
-    .limit(perPage)
-    .offset(((params.page ?? 1) - 1) * perPage)
-    .execute();
+  const rows = await indicatorPageQuery(db, params, now, context, scan).execute();
   return rows.map((row) => ({ ...row, id: Number(row.id) }));
 }
 

@@ -13,11 +13,13 @@ import { createVersionedCache, type DataVersion } from "../db/versioned-cache";
 import { querySourceStatuses } from "../sources/status";
 import { queryIocDetail } from "./detail";
 import type { Extract } from "./extract-pool";
-import type { FilterContext } from "./filters";
+import { filterIndexKeepsOrder, type FilterContext } from "./filters";
 import { countIndicators, countWalkHits, queryIndicatorRows, toListPage, toListRows } from "./list";
 import { lookupIndicators } from "./lookup";
 import { queryIocStats } from "./stats";
 import { loadWarninglistMatcher } from "./warninglists";
+
+export { filterIndexKeepsOrder };
 
 /** Feeds of the IOC radar, in the order the page lists their freshness. */
 export const IOC_SOURCES = ["feodotracker", "malwarebazaar", "urlhaus", "threatfox", "tweetfeed", "maltrail", "signature-base", "misp-warninglists"];
@@ -42,19 +44,6 @@ export interface IocService {
 function filterKey(params: IocListParams, now: Date): string {
   const search = iocListSearch({ ...params, page: undefined, per_page: undefined, sort: undefined, dir: undefined });
   return params.seen ? `${search}@${now.toISOString().slice(0, 13)}` : search;
-}
-
-/**
- * Whether a filter's own index (server/db/ioc-tables.ts: threat type, a
- * single type or a family without aliases, followed by the default order) yields its
- * matches newest first: the page is then read straight off that index, and
- * walking the sort index instead would step over every row the filter
- * leaves out (undated matches sit at the far end of that walk).
- */
-export function filterIndexKeepsOrder(params: IocListParams, context: FilterContext): boolean {
-  const defaultOrder = (params.sort ?? "last_seen") === "last_seen" && (params.dir ?? "desc") === "desc";
-  const oneFamily = Boolean(params.malware) && context.malwareKeys.length === 1;
-  return defaultOrder && (Boolean(params.threat_type || params.type?.length === 1) || oneFamily);
 }
 
 /**
@@ -136,9 +125,20 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
       return rows.map((row) => row.family_key);
     });
 
+  /** A tag's id by its name, null when there is none (see SqlDialect.resolvesKeysFirst). */
+  const tagIdOf = (tag: string) =>
+    cached(`tag-id|${tag}`, async () => {
+      const row = await db.selectFrom("tags").select("id").where("name", "=", tag).executeTakeFirst();
+      return row ? Number(row.id) : null;
+    });
+
   const filterContext = async (params: IocListParams): Promise<FilterContext> => {
-    const [malwareKeys, tagFamilies] = await Promise.all([params.malware ? familyKeysOf(params.malware) : [], params.tag ? tagFamiliesOf(params.tag) : []]);
-    if (!params.q) return { dialect, families: [], threatTypes: [], malwareKeys, tagFamilies };
+    const [malwareKeys, tagFamilies, tagId] = await Promise.all([
+      params.malware ? familyKeysOf(params.malware) : [],
+      params.tag ? tagFamiliesOf(params.tag) : [],
+      params.tag && dialect.resolvesKeysFirst ? tagIdOf(params.tag) : undefined,
+    ]);
+    if (!params.q) return { dialect, families: [], threatTypes: [], malwareKeys, tagFamilies, tagId };
     const needle = params.q.toLowerCase();
     const { threatTypes, families } = await facets();
     return {
@@ -147,6 +147,7 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
       threatTypes: threatTypes.filter((threatType) => threatType.toLowerCase().includes(needle)),
       malwareKeys,
       tagFamilies,
+      tagId,
     };
   };
 

@@ -66,6 +66,9 @@ export const postgresDialect: SqlDialect = {
 
   // PostgreSQL chooses between indexes by cost: the column itself.
   withoutIndex: (column) => sql.ref(column),
+  // An expression over the column, equal in value and order ("C" collation and NULLs kept), that no index has.
+  unindexedSortKey: (column, type) => (type === "text" ? `(${column} || '')` : `(${column} + 0)`),
+  resolvesKeysFirst: true,
   // Text columns are collated "C" already (textType); said again for expressions of other collations.
   binary: (column) => sql`${sql.ref(column)} collate "C"`,
 

@@ -56,6 +56,8 @@ export const sqliteDialect: SqlDialect = {
 
   // https://sqlite.org/optoverview.html#disqualifying_where_clause_terms_using_unary_
   withoutIndex: (column) => sql`+${sql.ref(column)}`,
+  unindexedSortKey: (column) => column,
+  resolvesKeysFirst: false,
   // SQLite compares text byte by byte (BINARY) unless told otherwise.
   binary: (column) => sql.ref(column),
 
