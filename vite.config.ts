@@ -1,7 +1,7 @@
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
 import { configDefaults } from "vitest/config";
-import { buildId } from "./scripts/build-id";
+import { buildId } from "./scripts/build-id.ts";
 
 /**
  * Gives every client build an id and writes it next to the Vite manifest, so

@@ -46,7 +46,8 @@ describe("IOC detail", () => {
     const feodo = feodoEntries().find((entry) => entry.ip === row.value)!;
     expect(body.sightings.find((s: { source: string }) => s.source === "feodotracker")).toMatchObject({
       malwareFamily: feodo.malware,
-      lastSeen: `${feodo.lastOnline}T00:00:00.000Z`,
+      // last_online is a day: on the day it was first seen, the first-seen time (server/feeds/ioc/feodo.ts).
+      lastSeen: feodo.lastOnline === feodo.firstSeen.slice(0, 10) ? `${feodo.firstSeen.replace(" ", "T")}.000Z` : `${feodo.lastOnline}T00:00:00.000Z`,
     });
     const tweet = body.sightings.find((s: { source: string }) => s.source === "tweetfeed");
     expect(tweet.reporter).toBeTruthy();

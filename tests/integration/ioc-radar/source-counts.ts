@@ -10,12 +10,12 @@ function dataLines(file: string): string[] {
 }
 
 /** The distinct IPs of the Feodo Tracker snapshot, with their last_online day. */
-export function feodoEntries(): Array<{ ip: string; lastOnline: string; malware: string }> {
-  const byIp = new Map<string, { ip: string; lastOnline: string; malware: string }>();
+export function feodoEntries(): Array<{ ip: string; firstSeen: string; lastOnline: string; malware: string }> {
+  const byIp = new Map<string, { ip: string; firstSeen: string; lastOnline: string; malware: string }>();
   for (const line of dataLines("feodotracker_ipblocklist_2024-04-04.csv")) {
     const fields = line.split(",").map((field) => field.replace(/^"|"$/g, ""));
-    const [, ip, , , lastOnline, malware] = fields;
-    if (ip && /^\d/.test(ip) && !byIp.has(ip)) byIp.set(ip, { ip, lastOnline: lastOnline ?? "", malware: malware ?? "" });
+    const [firstSeen, ip, , , lastOnline, malware] = fields;
+    if (ip && /^\d/.test(ip) && !byIp.has(ip)) byIp.set(ip, { ip, firstSeen: firstSeen ?? "", lastOnline: lastOnline ?? "", malware: malware ?? "" });
   }
   return [...byIp.values()];
 }
