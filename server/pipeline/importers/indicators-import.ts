@@ -283,7 +283,9 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
             order by case when st.threat_type is null then 1 else 0 end, st.last_seen desc nulls last, st.listed_since desc) as threat_pick,
           first_value(st.malware_family) over (partition by st.indicator_id
             order by case when st.malware_family is null then 1 else 0 end, st.last_seen desc nulls last, st.listed_since desc) as family_pick
-        from ${t.sightings} st join ${s("touched")} tt on tt.id = st.indicator_id
+        -- From the touched keys to their sightings (SQLite keeps a cross join's order): the planner otherwise scanned
+        -- every sighting to read them in key order, 0.7 s for 5,000 touched indicators of 1.7 M.
+        from ${s("touched")} tt cross join ${t.sightings} st where st.indicator_id = tt.id
       ) ranked group by indicator_id
     ) a
     where ${t.indicators}.id = a.indicator_id`);
