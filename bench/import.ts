@@ -14,6 +14,7 @@ import { openImportStore, openSqliteImportStore } from "../server/pipeline/engin
 import { benchPostgres, postgresDatabaseBytes, type BenchPostgres } from "./postgres-target";
 import { readContext } from "./local-read-context";
 import { IMPORT_HEAP_FLAGS } from "../server/pipeline/import-heap";
+import { IMPORT_NICENESS, lowerImportPriority } from "../server/pipeline/import-priority";
 import { getSource, SOURCES } from "../server/pipeline/source-catalogue";
 import { resolveLocations, syncSources } from "../server/pipeline/sync";
 
@@ -48,7 +49,8 @@ child, in the same run, so both see the same machine load.
                  database and a few pages are requested (4 connections,
                  20 requests/s in all, so the import keeps its CPU):
                  p95 during the import against 10 s idle just before it
-                 (after a 10 s warm-up).
+                 (after a 10 s warm-up). That import runs at nice 10, as
+                 the server's scheduler runs imports.
                  "none" skips this (it is also skipped when there is no build)
 
 After the first import of every source, each is imported again from the
@@ -66,6 +68,7 @@ const { values } = parseArgs({
     serve: { type: "string" },
     raw: { type: "string" },
     import: { type: "string" },
+    nice: { type: "boolean", default: false },
     help: { type: "boolean", short: "h" },
   },
 });
@@ -195,6 +198,7 @@ if (values.raw) {
   const url = process.env[CHILD_URL_VARIABLE];
   if (!values.db && !url) throw new Error(`--import needs --db or ${CHILD_URL_VARIABLE}`);
   const target: DatabaseTarget = url ? { kind: "postgres", url, poolSize: 3 } : { kind: "sqlite", path: values.db! };
+  if (values.nice) lowerImportPriority();
   process.stdout.write(`${JSON.stringify(await importOne(values.import, target))}\n`);
 } else {
   const unknown = (values.source ?? []).filter((name) => !getSource(name));
@@ -289,7 +293,9 @@ async function runBenchmark(names: readonly string[], adapters: readonly Adapter
       const { result: raw } = await inChild<RawMeasurement>(["--raw", name]);
       ceilingMs.set(name, raw.rawMs);
       for (const run of runs) {
-        const importing = () => inChild<ImportMeasurement>(["--import", name, ...run.importArgs], run.watch(name), run.childEnv);
+        // The import measured beside the server runs at the scheduler's import process's CPU priority; the others at the ceiling's.
+        const importing = () =>
+          inChild<ImportMeasurement>(["--import", name, ...run.importArgs, ...(name === serveSource ? ["--nice"] : [])], run.watch(name), run.childEnv);
         let measured: Awaited<ReturnType<typeof importing>>;
         if (name === serveSource) {
           const server = await startProductionServer(run.serverTarget);
@@ -424,7 +430,7 @@ async function reportAdapter(run: AdapterRun, ceilingMs: ReadonlyMap<string, num
     const { source, idle, during } = run.serving;
     console.log(
       `Serving (production build, ${SERVING_PATHS.length} paths, 4 connections, ${REQUESTS_PER_SECOND} requests/s): idle ${IDLE_SECONDS} s p50 ${idle.p50Ms.toFixed(1)} ms p95 ${idle.p95Ms.toFixed(1)} ms (${idle.requests} answers); ` +
-        `during the ${source} import p50 ${during.p50Ms.toFixed(1)} ms p95 ${during.p95Ms.toFixed(1)} ms (${during.requests} answers, ${during.non2xx} not 2xx, ${during.errors} errors): ` +
+        `during the ${source} import (nice ${IMPORT_NICENESS}) p50 ${during.p50Ms.toFixed(1)} ms p95 ${during.p95Ms.toFixed(1)} ms (${during.requests} answers, ${during.non2xx} not 2xx, ${during.errors} errors): ` +
         `${(during.p95Ms / Math.max(1, idle.p95Ms)).toFixed(2)}× idle p95 (target ≤ 1.5×)`,
     );
   } else {

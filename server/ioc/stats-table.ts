@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 import type { IocListParams } from "../../shared/ioc-radar/list-params";
 import type { Database } from "../db/schema";
 import type { FilterContext } from "./filters";
@@ -18,6 +18,30 @@ export async function refreshIndicatorStats(db: Kysely<Database>): Promise<void>
     insert into indicator_stats (type, threat_type, malware_family, day, count)
     select type, threat_type, malware_family, coalesce(substr(last_seen, 1, 10), ''), count(*)
     from indicators group by type, threat_type, malware_family, coalesce(substr(last_seen, 1, 10), '')`.execute(db);
+}
+
+/** An indicator's key in `indicator_stats`: its columns, and the day of its last sighting ('' when undated). */
+export const INDICATOR_STATS_KEY = sql`type, threat_type, malware_family, coalesce(substr(last_seen, 1, 10), '') as day`;
+
+/**
+ * Adds signed counts to `indicator_stats`: `delta` names a table of
+ * (type, threat_type, malware_family, day, n) rows, the touched indicators'
+ * keys before a merge counted -1 each and after it +1 each. A small merge
+ * costs a group over the indicators it touched instead of one over all of
+ * them (8.5 of the 10 s a 5,000-indicator import took on the full import).
+ */
+export async function addToIndicatorStats(db: Kysely<Database>, delta: RawBuilder<unknown>): Promise<void> {
+  const same = (a: RawBuilder<unknown>, b: RawBuilder<unknown>) => sql`${a} is not distinct from ${b}`;
+  const matches = (d: RawBuilder<unknown>) =>
+    sql`indicator_stats.type = ${d}.type and ${same(sql`indicator_stats.threat_type`, sql`${d}.threat_type`)}
+      and ${same(sql`indicator_stats.malware_family`, sql`${d}.malware_family`)} and indicator_stats.day = ${d}.day`;
+  const summed = sql`(select type, threat_type, malware_family, day, sum(n) as n from ${delta} group by type, threat_type, malware_family, day)`;
+  await sql`update indicator_stats set count = indicator_stats.count + d.n from ${summed} d where d.n <> 0 and ${matches(sql`d`)}`.execute(db);
+  await sql`
+    insert into indicator_stats (type, threat_type, malware_family, day, count)
+    select type, threat_type, malware_family, day, n from ${summed} d
+    where d.n > 0 and not exists (select 1 from indicator_stats where ${matches(sql`d`)})`.execute(db);
+  await sql`delete from indicator_stats where count <= 0`.execute(db);
 }
 
 /** The filters the stats table answers: any of type, threat type and malware family, and nothing else. */

@@ -4,6 +4,7 @@ import { ImportBusyError } from "./engine/lock";
 import { loadCliEnv } from "../config/cli-env";
 import { databaseTarget } from "../db/target";
 import { openImportStore } from "./engine/store";
+import { lowerImportPriority } from "./import-priority";
 import type { ImportOutcome } from "./run";
 import { syncSources } from "./sync";
 
@@ -19,6 +20,8 @@ export type ImportProcessMessage = { kind: "outcome"; outcome: ImportOutcome } |
 export const IMPORT_BUSY_EXIT_CODE = 3;
 
 async function main(): Promise<void> {
+  // Pages first: the web process that forked this one keeps its CPU priority, the import yields to it.
+  lowerImportPriority();
   if (!process.env.DATABASE_PATH && !process.env.DATABASE_URL) throw new Error("DATABASE_PATH or DATABASE_URL is required");
   const sources = process.argv.slice(2);
   const logger = createLogger(process.env.LOG_LEVEL ?? "info").child({ component: "import" });

@@ -1,31 +1,14 @@
-import { hostname } from "node:os";
 import { sql, type Kysely } from "kysely";
+import { lockAbandoned as abandoned } from "../../db/import-lock-row";
 import { isPostgres } from "../../db/is-postgres";
 import type { Database } from "../../db/schema";
 import { ImportBusyError, lockHolderName, type ImportLock, type LockHolder } from "./lock-holder";
 import { acquirePostgresImportLock, currentPostgresImport } from "./postgres-lock";
 
-/** A lock whose holder stopped refreshing it for this long is considered abandoned. */
-export const LOCK_STALE_MS = 120_000;
 const HEARTBEAT_MS = 20_000;
 
+export { LOCK_STALE_MS } from "../../db/import-lock-row";
 export { ImportBusyError, lockHolderName, type ImportLock, type LockHolder } from "./lock-holder";
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** Whether the lock's holder is gone: its heartbeat is old, or it was a process on this host that no longer exists. */
-function abandoned(row: { holder: string; heartbeat_at: string }, now: number): boolean {
-  if (now - Date.parse(row.heartbeat_at) > LOCK_STALE_MS) return true;
-  const local = /^pid (\d+) on (.+)$/.exec(row.holder);
-  return local !== null && local[2] === hostname() && !isAlive(Number(local[1]));
-}
 
 /**
  * One import at a time, across processes. On SQLite: a single row in

@@ -4,7 +4,7 @@ import { hostOf, registrableDomain } from "../../../shared/ioc/host";
 import type { IocSighting } from "../../feeds/ioc/sighting";
 import { createIocIndexes, createIocTables, IOC_TABLES } from "../../db/ioc-tables";
 import type { Database } from "../../db/schema";
-import { refreshIndicatorStats } from "../../ioc/stats-table";
+import { addToIndicatorStats, INDICATOR_STATS_KEY, refreshIndicatorStats } from "../../ioc/stats-table";
 import type { Importer, MergeContext } from "../engine/importer";
 import type { StagingOut, StagingTable } from "../engine/staging";
 
@@ -209,8 +209,10 @@ async function classify(db: Kysely<Database>, ctx: MergeContext): Promise<void> 
  * The merge's writes, against `t` (the served tables, or their next
  * generation): new indicators, changed sightings, what a complete list no
  * longer lists, and the aggregates of every indicator that any of it touched.
+ * `countStats`: also moves the touched indicators' counts in
+ * `indicator_stats` (a merge in place; a rebuild counts its generation whole).
  */
-async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complete: boolean, between: () => Promise<void>): Promise<void> {
+async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complete: boolean, between: () => Promise<void>, countStats = false): Promise<void> {
   const run = async (query: RawBuilder<unknown>) => {
     await query.execute(db);
     await between();
@@ -259,6 +261,14 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
   await run(sql`create table ${s("touched")} (id ${integer} primary key)`);
   await run(sql`insert into ${s("touched")} (id) select distinct indicator_id from ${s("changed")} where true on conflict do nothing`);
   await run(sql`insert into ${s("touched")} (id) select distinct indicator_id from ${s("delisted")} where true on conflict do nothing`);
+  if (countStats) {
+    // The touched indicators as the statistics table counts them now; the ones this run created are not in it yet.
+    await run(sql`drop table if exists ${s("stats_delta")}`);
+    await run(sql`
+      create table ${s("stats_delta")} as select ${INDICATOR_STATS_KEY}, -count(*) as n
+      from ${t.indicators} i join ${s("touched")} tt on tt.id = i.id where i.id <= ${maxId}
+      group by type, threat_type, malware_family, day`);
+  }
   // Each touched indicator's aggregates over all its sightings; its threat type and family from the newest sighting that names one.
   await run(sql`
     update ${t.indicators} set
@@ -273,10 +283,19 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
             order by case when st.threat_type is null then 1 else 0 end, st.last_seen desc nulls last, st.listed_since desc) as threat_pick,
           first_value(st.malware_family) over (partition by st.indicator_id
             order by case when st.malware_family is null then 1 else 0 end, st.last_seen desc nulls last, st.listed_since desc) as family_pick
-        from ${t.sightings} st join ${s("touched")} tt on tt.id = st.indicator_id
+        -- From the touched keys to their sightings (SQLite keeps a cross join's order): the planner otherwise scanned
+        -- every sighting to read them in key order, 0.7 s for 5,000 touched indicators of 1.7 M.
+        from ${s("touched")} tt cross join ${t.sightings} st where st.indicator_id = tt.id
       ) ranked group by indicator_id
     ) a
     where ${t.indicators}.id = a.indicator_id`);
+  if (countStats) {
+    await run(sql`
+      insert into ${s("stats_delta")} select ${INDICATOR_STATS_KEY}, count(*) as n
+      from ${t.indicators} i join ${s("touched")} tt on tt.id = i.id
+      group by type, threat_type, malware_family, day`);
+    await addToIndicatorStats(db, s("stats_delta"));
+  }
 
   await run(sql`
     insert into ${t.tags} (tag_id, indicator_id)
@@ -372,10 +391,9 @@ export function indicatorImporter(options: { complete: boolean }): Importer<IocS
         return;
       }
       await ctx.commit(async (trx) => {
-        await apply(trx, ctx, SERVED, complete, async () => {});
+        // The statistics move in the same transaction: a reader never sees indicators and their statistics disagree.
+        await apply(trx, ctx, SERVED, complete, async () => {}, true);
         await replaceAliases(trx, ctx);
-        // In the same transaction: a reader never sees indicators and their statistics disagree.
-        await refreshIndicatorStats(trx);
       });
     },
     async countRecords(db, source) {

@@ -1,9 +1,10 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { getPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
 import SQLite from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
+import { IMPORT_NICENESS } from "../../../server/pipeline/import-priority";
 import { snapshot } from "../../helpers/feed-server";
 import { freePort, startServerProcess, waitForHealthy } from "../../helpers/server-process";
 
@@ -59,6 +60,8 @@ describe("an import whose server is killed", () => {
     await waitForHealthy(server.url);
     const importPid = await waitFor("the import process to take the lock", lockHolderPid);
     expect(importPid).not.toBe(server.child.pid);
+    // The import yields the CPU to the server that serves pages beside it.
+    expect(getPriority(importPid)).toBe(IMPORT_NICENESS);
 
     server.child.kill("SIGKILL");
     await server.exited;

@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { migrateToLatest } from "../../../server/db/migrate";
+import { SqliteDataVersion } from "../../../server/db/sqlite/data-version";
+import { acquireImportLock, type ImportLock } from "../../../server/pipeline/engine/lock";
+import { openSqliteImportStore, type ImportStore } from "../../../server/pipeline/engine/store";
+
+// SQLite only (README: SQLite-only, by nature): PostgreSQL's version counts the notifications of
+// its data tables' triggers, which neither the advisory lock nor the staging schema fires.
+const dir = mkdtempSync(join(tmpdir(), "threat-radar-data-version-"));
+const path = join(dir, "version.sqlite");
+let store: ImportStore;
+let version: SqliteDataVersion;
+
+beforeAll(async () => {
+  store = openSqliteImportStore(path);
+  await migrateToLatest(store.db);
+  version = new SqliteDataVersion(path);
+});
+afterAll(async () => {
+  version.close();
+  await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const addTag = (name: string) => sql`insert into tags (name) values (${name})`.execute(store.db);
+const publishSource = (name: string) => sql`insert into sources (name, status) values (${name}, 'ok')`.execute(store.db);
+
+/** Whether `write` moved the version the web process's caches are keyed by. */
+async function moves(write: () => Promise<unknown>): Promise<boolean> {
+  const before = version.current();
+  await write();
+  return version.current() !== before;
+}
+
+describe("the served data version (SQLite)", () => {
+  it("moves on any commit while no import runs", async () => {
+    expect(await moves(() => addTag("tag 1"))).toBe(true);
+  });
+
+  describe("while an import holds the lock", () => {
+    let lock: ImportLock;
+    it("does not move when the import takes the lock, names its source or heartbeats", async () => {
+      expect(await moves(async () => (lock = await acquireImportLock(store.db)))).toBe(false);
+      expect(await moves(() => lock.setSource("maltrail"))).toBe(false);
+      expect(await moves(() => sql`update import_lock set heartbeat_at = ${new Date().toISOString()}`.execute(store.db))).toBe(false);
+    });
+
+    it("does not move for next-generation tables filled chunk by chunk, nor for the planner's statistics", async () => {
+      expect(
+        await moves(async () => {
+          await sql`create table indicators_next (id integer primary key, value text)`.execute(store.db);
+          for (let chunk = 0; chunk < 3; chunk++) await sql`insert into indicators_next (value) values (${`chunk ${chunk}`})`.execute(store.db);
+          await sql`analyze`.execute(store.db);
+          await sql`drop table indicators_next`.execute(store.db);
+        }),
+      ).toBe(false);
+    });
+
+    it("moves when the import publishes (its sources row, written with the data)", async () => {
+      expect(
+        await moves(() =>
+          store.db.transaction().execute(async (trx) => {
+            await sql`insert into tags (name) values ('published')`.execute(trx);
+            await sql`insert into sources (name, status) values ('maltrail', 'ok')`.execute(trx);
+          }),
+        ),
+      ).toBe(true);
+    });
+
+    it("moves when a failure is recorded", async () => {
+      expect(await moves(() => sql`update sources set status = 'failed', last_error = 'fetch failed' where name = 'maltrail'`.execute(store.db))).toBe(true);
+    });
+
+    it("moves when the import ends, so another writer's commit made during it is seen then", async () => {
+      expect(await moves(() => addTag("tag 3"))).toBe(false);
+      expect(await moves(() => lock.release())).toBe(true);
+    });
+  });
+
+  it("moves on every commit again when the lock's holder is gone (killed without releasing it)", async () => {
+    await sql`insert into import_lock (id, holder, source, started_at, heartbeat_at) values (1, 'pid 1 on elsewhere', null, '2000-01-01T00:00:00.000Z', '2000-01-01T00:00:00.000Z')`.execute(
+      store.db,
+    );
+    expect(await moves(() => addTag("tag 4"))).toBe(true);
+    expect(await moves(() => publishSource("kev"))).toBe(true);
+  });
+});

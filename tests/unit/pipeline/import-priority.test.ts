@@ -1,0 +1,34 @@
+import { execFileSync } from "node:child_process";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { IMPORT_NICENESS } from "../../../server/pipeline/import-priority";
+
+const moduleUrl = new URL("../../../server/pipeline/import-priority.ts", import.meta.url).href;
+
+/** Runs `body` in a node process of its own (a nice value cannot be lowered again without privileges) and returns every thread's nice value after it. */
+function threadNicenessAfter(body: string, nice = 0): number[] {
+  const script = `
+    import { readdirSync } from "node:fs";
+    import { getPriority, setPriority } from "node:os";
+    const { lowerImportPriority } = await import(${JSON.stringify(moduleUrl)});
+    if (${nice} > 0) for (const t of readdirSync("/proc/self/task")) setPriority(Number(t), ${nice});
+    ${body}
+    console.log(JSON.stringify(readdirSync("/proc/self/task").map((t) => getPriority(Number(t)))));`;
+  const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: resolve(import.meta.dirname, "../../.."),
+    encoding: "utf8",
+  });
+  return JSON.parse(out.trim().split("\n").pop()!) as number[];
+}
+
+describe.runIf(process.platform === "linux")("the import process's CPU priority", () => {
+  it("is lowered for every thread, those V8 and libuv started before the import's code included", () => {
+    const threads = threadNicenessAfter("lowerImportPriority();");
+    expect(threads.length).toBeGreaterThan(1);
+    expect(new Set(threads)).toEqual(new Set([IMPORT_NICENESS]));
+  });
+
+  it("is never raised: a process already nicer than that keeps its value", () => {
+    expect(new Set(threadNicenessAfter("lowerImportPriority();", 15))).toEqual(new Set([15]));
+  });
+});
