@@ -33,7 +33,7 @@ const SERVER_ENTRIES = {
 
 /** Integration tests that also run on PostgreSQL (project integration-pg); tests/integration/README.md lists the others and why. */
 const POSTGRES_INTEGRATION_TESTS = [
-  "tests/integration/cve-radar/{list,detail,detail-sections,epss-history,exports,past-the-end,suggest}.test.ts",
+  "tests/integration/cve-radar/{list,detail,detail-sections,epss-history,exports,past-the-end,suggest,postgres-plans}.test.ts",
   "tests/integration/ioc-radar/{list,detail,exports,lookup,fuzz,stats-table,postgres-plans}.test.ts",
   "tests/integration/shell/{pages,errors,metrics,route-validation,serving,endpoints,process,start-up,roles}.test.{ts,tsx}",
   "tests/integration/{home/home,bench/load-mix}.test.ts",

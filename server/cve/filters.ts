@@ -93,13 +93,15 @@ export function cveFilter(eb: CveExpressions, params: CveListParams, dialect: Sq
     // skew and chose them over a selective filter's index, then read (and sorted) every CVE. Testing
     // the state on the row instead made every step of a walk read its row (CWE-79, page 20: 11,000
     // rows for 25). So the few CVEs in another state are excluded by key, which every index holds.
+    // On PostgreSQL that key is the id, which its sort indexes hold (SqlDialect.cveIndexKey).
+    const key = dialect.cveIndexKey;
     conditions.push(
       eb(
-        "cves.seq",
+        `cves.${key}`,
         "not in",
         eb
           .selectFrom("cves as other_state")
-          .select("other_state.seq")
+          .select(`other_state.${key}`)
           .where((inner) => inner.or([inner("other_state.state", "<", "PUBLISHED"), inner("other_state.state", ">", "PUBLISHED")])),
       ),
     );

@@ -5,7 +5,7 @@ import type { CveListPage, CveListRow } from "../../shared/cve/list-types";
 import type { CvesTable, Database } from "../db/schema";
 import type { Scan } from "../db/scan";
 import { countFrontHits } from "../db/walk-probe";
-import { cveFilter } from "./filters";
+import { cveFilter, narrowsByRelatedRowsOnly } from "./filters";
 
 const SORT_COLUMNS = {
   priority: "cves.priority_score",
@@ -119,13 +119,21 @@ export function orderedCves(db: Kysely<Database>, params: CveListParams, scan: S
     .orderBy(sql.raw(`${SORT_COLUMNS[sort]} ${dir} nulls last, cves.id ${dir === "desc" ? "asc" : "desc"}`));
 }
 
-export async function queryCveRows(db: Kysely<Database>, params: CveListParams, scan: Scan = "gather"): Promise<CveListRow[]> {
+/** The statement that reads one page of the list, found by `scan`. */
+export function cvePageQuery(db: Kysely<Database>, params: CveListParams, scan: Scan = "gather") {
   const perPage = params.per_page ?? CVE_PAGE_SIZE_DEFAULT;
-  const rows = await orderedCves(db, params, scan)
-    .select(LIST_COLUMNS)
-    .limit(perPage)
-    .offset(((params.page ?? 1) - 1) * perPage)
-    .execute();
+  const offset = ((params.page ?? 1) - 1) * perPage;
+  if (scan === "walk" && dialectOf(db).walksKeysFirst && narrowsByRelatedRowsOnly(params)) {
+    // The page's keys from the sort index alone (each step tests only the id it holds, and probes the
+    // related table's index), then just those rows (SqlDialect.walksKeysFirst).
+    const keys = orderedCves(db, params, "walk").select("cves.id").limit(perPage).offset(offset);
+    return orderedCves(db, { state: "all", sort: params.sort, dir: params.dir }).where("cves.id", "in", keys).select(LIST_COLUMNS);
+  }
+  return orderedCves(db, params, scan).select(LIST_COLUMNS).limit(perPage).offset(offset);
+}
+
+export async function queryCveRows(db: Kysely<Database>, params: CveListParams, scan: Scan = "gather"): Promise<CveListRow[]> {
+  const rows = await cvePageQuery(db, params, scan).execute();
   return rows.map(toListRow);
 }
 

@@ -69,6 +69,8 @@ export const postgresDialect: SqlDialect = {
   // An expression over the column, equal in value and order ("C" collation and NULLs kept), that no index has.
   unindexedSortKey: (column, type) => (type === "text" ? `(${column} || '')` : `(${column} + 0)`),
   resolvesKeysFirst: true,
+  cveIndexKey: "id",
+  walksKeysFirst: true,
   // Text columns are collated "C" already (textType); said again for expressions of other collations.
   binary: (column) => sql`${sql.ref(column)} collate "C"`,
 

@@ -58,6 +58,8 @@ export const sqliteDialect: SqlDialect = {
   withoutIndex: (column) => sql`+${sql.ref(column)}`,
   unindexedSortKey: (column) => column,
   resolvesKeysFirst: false,
+  cveIndexKey: "seq",
+  walksKeysFirst: false,
   // SQLite compares text byte by byte (BINARY) unless told otherwise.
   binary: (column) => sql.ref(column),
 
