@@ -51,16 +51,19 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
       .where("cve_cwes.cve_id", "=", id)
       .execute(),
     // The child tables keep no position: an explicit order makes both databases list them alike.
+    // A record-wide version list (Trickest's) is stored once and shown with each of the record's products.
     db
-      .selectFrom("cve_affected")
-      .selectAll()
-      .where("cve_id", "=", id)
-      .orderBy("origin")
-      .orderBy("source")
-      .orderBy(sql`coalesce(vendor, '')`)
-      .orderBy(sql`coalesce(product, '')`)
-      .orderBy("versions")
-      .orderBy("cpes")
+      .selectFrom("cve_affected as a")
+      .leftJoin("cve_version_lists as l", (join) => join.onRef("l.cve_id", "=", "a.cve_id").onRef("l.origin", "=", "a.origin"))
+      .select(["a.origin", "a.source", "a.vendor", "a.product", "a.default_status", "a.cpes"])
+      .select(sql<string>`coalesce(l.versions, a.versions)`.as("versions"))
+      .where("a.cve_id", "=", id)
+      .orderBy("a.origin")
+      .orderBy("a.source")
+      .orderBy(sql`coalesce(a.vendor, '')`)
+      .orderBy(sql`coalesce(a.product, '')`)
+      .orderBy(sql`coalesce(l.versions, a.versions)`)
+      .orderBy("a.cpes")
       .execute(),
     db.selectFrom("cve_references").selectAll().where("cve_id", "=", id).orderBy("origin").orderBy("source").orderBy("url").orderBy("tags").execute(),
     db.selectFrom("cve_exploits").selectAll().where("cve_id", "=", id).orderBy("kind").orderBy("url").limit(MAX_EXPLOITS).execute(),

@@ -13,6 +13,7 @@ import * as m0010 from "./migrations/0010-data-version-notify";
 import * as m0011 from "./migrations/0011-cve-order-indexes";
 import * as m0012 from "./migrations/0012-cve-stats";
 import * as m0013 from "./migrations/0013-cve-exploits-key";
+import * as m0014 from "./migrations/0014-cve-version-lists";
 
 /**
  * Migrations are listed here rather than discovered on disk so that they work
@@ -32,6 +33,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0011-cve-order-indexes": m0011,
   "0012-cve-stats": m0012,
   "0013-cve-exploits-key": m0013,
+  "0014-cve-version-lists": m0014,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

@@ -133,10 +133,18 @@ export interface CveAffectedTable {
   vendor: string | null;
   product: string | null;
   default_status: string | null;
-  /** JSON: AffectedVersion[] */
+  /** JSON: AffectedVersion[]; `[]` where the list is the record's (cve_version_lists) */
   versions: string;
   /** JSON: string[] */
   cpes: string;
+}
+
+/** A version list that belongs to a whole record (Trickest's), stored once instead of on each product row. */
+export interface CveVersionListsTable {
+  cve_id: string;
+  origin: string;
+  /** JSON: AffectedVersion[] */
+  versions: string;
 }
 
 export interface CveReferencesTable {
@@ -332,6 +340,7 @@ export interface Database {
   cves: CvesTable;
   cve_cvss: CveCvssTable;
   cve_affected: CveAffectedTable;
+  cve_version_lists: CveVersionListsTable;
   cve_references: CveReferencesTable;
   cve_cwes: CveCwesTable;
   cve_ssvc: CveSsvcTable;

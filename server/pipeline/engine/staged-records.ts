@@ -20,7 +20,7 @@ export function stagedRecordTable(name: string, columns: Columns): StagingTable 
 
 /** A served child table filled from a staging table of the same name (cve_id and origin are added). */
 export interface ChildTable {
-  table: "cve_cvss" | "cve_affected" | "cve_references" | "cve_cwes" | "cve_ssvc" | "cve_exploits";
+  table: "cve_cvss" | "cve_affected" | "cve_version_lists" | "cve_references" | "cve_cwes" | "cve_ssvc" | "cve_exploits";
   columns: Columns;
   /** The served table has a primary key: repeated rows of one record are written once. */
   distinct?: boolean;

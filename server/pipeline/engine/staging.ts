@@ -39,6 +39,14 @@ export interface StagingArea extends StagingOut {
 const CHUNK_ROWS = 2_000;
 
 /**
+ * Rows per insert statement: one call per row cost about twice the CPU of
+ * 50-row calls (360,000 EPSS rows: 0.6–0.7 s against 0.36 s), the binding
+ * of each call being most of it. 50 rows of the widest staging table stay
+ * far below SQLite's limit of bound parameters.
+ */
+const ROWS_PER_INSERT = 50;
+
+/**
  * SQLite's staging area: a scratch database file next to the served one,
  * attached as `staging`, with no journal (a crash loses only scratch). Rows
  * are buffered and written in chunks, each one transaction of the scratch
@@ -50,12 +58,14 @@ export function openSqliteStaging(sqlite: SQLite.Database, path: string): Stagin
   sqlite.pragma("staging.journal_mode = OFF");
   sqlite.pragma("staging.synchronous = OFF");
 
-  const inserts = new Map<string, SQLite.Statement>();
+  const inserts = new Map<string, { one: SQLite.Statement; many: SQLite.Statement }>();
   const buffers = new Map<string, unknown[][]>();
   const written = new Map<string, number>();
   const writeChunk = sqlite.transaction((table: string, rows: unknown[][]) => {
-    const insert = inserts.get(table)!;
-    for (const row of rows) insert.run(row);
+    const { one, many } = inserts.get(table)!;
+    let next = 0;
+    for (; next + ROWS_PER_INSERT <= rows.length; next += ROWS_PER_INSERT) many.run(rows.slice(next, next + ROWS_PER_INSERT).flat());
+    for (; next < rows.length; next += 1) one.run(rows[next]);
   });
 
   const flushTable = (table: string) => {
@@ -72,7 +82,11 @@ export function openSqliteStaging(sqlite: SQLite.Database, path: string): Stagin
       for (const { name, columns } of tables) {
         sqlite.exec(`drop table if exists staging.${name}`);
         sqlite.exec(`create table staging.${name} (${columns.map(([column, type]) => `${column} ${type}`).join(", ")})`);
-        inserts.set(name, sqlite.prepare(`insert into staging.${name} values (${columns.map(() => "?").join(", ")})`));
+        const row = `(${columns.map(() => "?").join(", ")})`;
+        inserts.set(name, {
+          one: sqlite.prepare(`insert into staging.${name} values ${row}`),
+          many: sqlite.prepare(`insert into staging.${name} values ${Array<string>(ROWS_PER_INSERT).fill(row).join(", ")}`),
+        });
         buffers.set(name, []);
         written.set(name, 0);
       }

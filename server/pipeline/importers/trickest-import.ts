@@ -21,17 +21,24 @@ const CHILDREN: readonly ChildTable[] = [
     distinct: true,
   },
   AFFECTED_ROWS,
+  { table: "cve_version_lists", columns: [["versions", "text"]] },
   CWE_ROWS,
 ];
 
 function stage(record: TrickestRecord, out: StagingOut, rec: number): void {
   out.row("trickest_pages", [rec, record.cveId, contentHash(record)]);
   for (const exploit of record.exploits) out.row("cve_exploits", [rec, exploit.url, exploit.kind]);
-  // Trickest lists versions per CVE, not per product: they are attached to every product, status unknown.
-  const versions = JSON.stringify(record.versions.map((version) => ({ version, status: "unknown" })));
+  // Trickest lists versions per CVE, not per product: the list (status unknown) is stored once for the
+  // record and shown with every product (a CVE can name hundreds of products beside one long list).
+  let products = 0;
   for (const name of record.products) {
     const product = displayName(name);
-    if (product !== null) out.row("cve_affected", [rec, "trickest", null, product, null, versions, "[]"]);
+    if (product === null) continue;
+    out.row("cve_affected", [rec, "trickest", null, product, null, "[]", "[]"]);
+    products += 1;
+  }
+  if (products > 0 && record.versions.length > 0) {
+    out.row("cve_version_lists", [rec, JSON.stringify(record.versions.map((version) => ({ version, status: "unknown" })))]);
   }
   for (const w of record.weaknesses) out.row("cve_cwes", [rec, w.source, w.cweId, w.description]);
 }
