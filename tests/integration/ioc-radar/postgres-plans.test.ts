@@ -1,4 +1,4 @@
-import { CompiledQuery, sql, type Kysely } from "kysely";
+import type { Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DatabaseHandle } from "../../../server/db/connection";
 import type { Database } from "../../../server/db/schema";
@@ -6,6 +6,7 @@ import { indicatorPageQuery, queryIndicatorRows } from "../../../server/ioc/list
 import { createIocService, type IocService } from "../../../server/ioc/service";
 import { iocListParamsSchema, type IocListParams } from "../../../shared/ioc-radar/list-params";
 import { parseQuery } from "../../../shared/query/params";
+import { postgresPlanNodes } from "../../helpers/postgres-plan";
 import { openSnapshotDatabase } from "../../helpers/test-database";
 import { SNAPSHOT_NOW } from "../setup/snapshot-database";
 
@@ -37,31 +38,6 @@ function paramsOf(query: string): IocListParams {
   const { params, problems } = parseQuery(iocListParamsSchema, new URLSearchParams(query));
   expect(problems).toEqual([]);
   return params;
-}
-
-/**
- * EXPLAIN's plan nodes, flattened: node type and, for scans, the index.
- * `withoutSorts` plans with sorting priced out (`enable_sort = off`), so a
- * Sort left in the plan is one no index could spare.
- */
-async function planNodes(query: CompiledQuery, withoutSorts = false): Promise<string[]> {
-  const { rows } = await db.transaction().execute(async (trx) => {
-    if (withoutSorts) await sql`set local enable_sort = off`.execute(trx);
-    return trx.executeQuery<{ "QUERY PLAN": Array<{ Plan: PlanNode }> }>(CompiledQuery.raw(`explain (format json) ${query.sql}`, [...query.parameters]));
-  });
-  const nodes: string[] = [];
-  const walk = (node: PlanNode) => {
-    nodes.push(node["Index Name"] ? `${node["Node Type"]} ${node["Index Name"]}` : node["Node Type"]);
-    for (const child of node.Plans ?? []) walk(child);
-  };
-  walk(rows[0]!["QUERY PLAN"][0]!.Plan);
-  return nodes;
-}
-
-interface PlanNode {
-  "Node Type": string;
-  "Index Name"?: string;
-  Plans?: PlanNode[];
 }
 
 describe("IOC list on PostgreSQL", () => {
@@ -99,7 +75,7 @@ describe("IOC list on PostgreSQL", () => {
     async (query) => {
       const params = paramsOf(query);
       const context = await service.filterContext(params);
-      const nodes = await planNodes(indicatorPageQuery(db, params, now, context, "gather").compile());
+      const nodes = await postgresPlanNodes(db, indicatorPageQuery(db, params, now, context, "gather").compile());
       expect(nodes, nodes.join("\n")).toContainEqual(expect.stringMatching(/Sort$/));
       expect(nodes.filter((node) => /indicators_(last_seen|first_seen|listed|confidence|sources|type)_idx/.test(node))).toEqual([]);
     },
@@ -110,7 +86,7 @@ describe("IOC list on PostgreSQL", () => {
     async (query) => {
       const params = paramsOf(query);
       const context = await service.filterContext(params);
-      const nodes = await planNodes(indicatorPageQuery(db, params, now, context, "walk").compile(), true);
+      const nodes = await postgresPlanNodes(db, indicatorPageQuery(db, params, now, context, "walk").compile(), ["enable_sort"]);
       expect(nodes, nodes.join("\n")).toContainEqual(expect.stringMatching(/^Index Scan( Backward)? indicators_(sources|listed)_idx$/));
       expect(nodes.filter((node) => /Sort$/.test(node))).toEqual([]);
     },
