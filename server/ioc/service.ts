@@ -19,8 +19,6 @@ import { lookupIndicators } from "./lookup";
 import { queryIocStats } from "./stats";
 import { loadWarninglistMatcher } from "./warninglists";
 
-export { filterIndexKeepsOrder };
-
 /** Feeds of the IOC radar, in the order the page lists their freshness. */
 export const IOC_SOURCES = ["feodotracker", "malwarebazaar", "urlhaus", "threatfox", "tweetfeed", "maltrail", "signature-base", "misp-warninglists"];
 
