@@ -3,6 +3,7 @@ import { parseIpPort } from "../../shared/ioc/ip";
 import type { Indicator, IndicatorType, WarninglistType } from "../../shared/ioc/types";
 import type { WarninglistInput } from "../feeds/warninglists/parse";
 import { parseUrl } from "../../shared/ioc/url";
+import { IntervalIndex, KeyTable, type KeyedEntry, type RangeEntry } from "./warninglist-index";
 
 /**
  * Matching of indicators against MISP warninglists (known-benign values and
@@ -63,52 +64,6 @@ interface Hit {
   entry: string;
   /** Larger is more specific (prefix length, label count). */
   specificity: number;
-}
-
-/** Stabbing index over closed intervals: which intervals contain a point. */
-class IntervalIndex<T extends number | bigint> {
-  private starts: T[] = [];
-  private ends: T[] = [];
-  private hits: Hit[] = [];
-  /** maxEnd[i] = largest end among intervals 0..i (sorted by start), so a scan can stop early. */
-  private maxEnd: T[] = [];
-  private pending: Array<{ start: T; end: T; hit: Hit }> = [];
-
-  add(start: T, end: T, hit: Hit): void {
-    this.pending.push({ start, end, hit });
-  }
-
-  build(): void {
-    this.pending.sort((a, b) => (a.start < b.start ? -1 : a.start > b.start ? 1 : 0));
-    this.starts = this.pending.map((item) => item.start);
-    this.ends = this.pending.map((item) => item.end);
-    this.hits = this.pending.map((item) => item.hit);
-    this.maxEnd = [];
-    for (const [i, end] of this.ends.entries()) {
-      const previous = this.maxEnd[i - 1];
-      this.maxEnd.push(previous !== undefined && previous > end ? previous : end);
-    }
-    this.pending = [];
-  }
-
-  /** Intervals containing [low, high] (a point when low === high). */
-  containing(low: T, high: T, out: Hit[]): void {
-    let lo = 0;
-    let hi = this.starts.length - 1;
-    let last = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if ((this.starts[mid] as T) <= low) {
-        last = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    for (let i = last; i >= 0 && (this.maxEnd[i] as T) >= high; i -= 1) {
-      if ((this.ends[i] as T) >= high) out.push(this.hits[i] as Hit);
-    }
-  }
 }
 
 function ipv4ToNumber(address: ipaddr.IPv4): number {
@@ -188,12 +143,6 @@ function normalizeHostEntry(entry: string): string {
   return host.slice(start, end);
 }
 
-function pushAll<K>(map: Map<K, Hit[]>, key: K, hit: Hit): void {
-  const existing = map.get(key);
-  if (existing === undefined) map.set(key, [hit]);
-  else existing.push(hit);
-}
-
 interface Facets {
   value: string;
   host: string | null;
@@ -246,43 +195,32 @@ function facetsOf(indicator: Indicator): Facets {
 }
 
 export function buildWarninglistMatcher(lists: readonly WarninglistInput[]): WarninglistMatcher {
-  const builder = matcherBuilder();
+  const builder = createWarninglistMatcherBuilder();
   for (const list of lists) builder.addEntries(builder.addList(list), list.entries);
   return builder.finish();
 }
 
-/** Entries indexed between two turns of the event loop: a few milliseconds of work. */
-const ENTRIES_PER_TURN = 5_000;
-
-/**
- * The same matcher, built a slice at a time: the lists hold about 120,000
- * entries, and building them in one go held the server's event loop for
- * 0.3–0.8 s (health checks unanswered) on the first IOC request after every
- * warninglist import.
- */
-export async function buildWarninglistMatcherInTurns(lists: readonly WarninglistInput[]): Promise<WarninglistMatcher> {
-  const builder = matcherBuilder();
-  for (const list of lists) {
-    const index = builder.addList(list);
-    for (let start = 0; start < list.entries.length; start += ENTRIES_PER_TURN) {
-      builder.addEntries(index, list.entries.slice(start, start + ENTRIES_PER_TURN));
-      await new Promise((resume) => setImmediate(resume));
-    }
-  }
-  return builder.finish();
+export interface WarninglistMatcherBuilder {
+  /** Declares a list (its entries may follow in several calls); returns its index. */
+  addList(list: Omit<WarninglistInput, "entries">): number;
+  addEntries(list: number, entries: readonly string[]): void;
+  /** Packs what was added; the builder is spent. */
+  finish(): WarninglistMatcher;
 }
 
-function matcherBuilder() {
+/** A matcher fed a chunk at a time, so that a caller can read the lists in pages (server/ioc/warninglists.ts). */
+export function createWarninglistMatcherBuilder(): WarninglistMatcherBuilder {
   const infos: ListInfo[] = [];
   const skipped: SkippedEntry[] = [];
-  const v4 = new IntervalIndex<number>();
-  const v6 = new IntervalIndex<bigint>();
-  const strings = new Map<string, Hit[]>();
-  const hostnames = new Map<string, Hit[]>();
+  // Gathered while the lists are read, then packed once by finish().
+  const v4Ranges: Array<RangeEntry<number>> = [];
+  const v6Ranges: Array<RangeEntry<bigint>> = [];
+  const stringEntries: KeyedEntry[] = [];
+  const hostnameEntries: KeyedEntry[] = [];
   const substrings: Hit[] = [];
   const regexes: Array<{ hit: Hit; regex: RegExp }> = [];
 
-  const addList = (list: WarninglistInput): number => {
+  const addList = (list: Omit<WarninglistInput, "entries">): number => {
     const attributes = list.matchingAttributes ?? [];
     const applies =
       attributes.length === 0
@@ -302,20 +240,18 @@ function matcherBuilder() {
           if (range === null) {
             skipped.push({ list: list.name, entry, reason: "not an IP address or CIDR" });
           } else if (range.version === 4) {
-            v4.add(range.start, range.end, { list: index, entry, specificity: range.prefix });
+            v4Ranges.push({ start: range.start, end: range.end, list: index, entry, specificity: range.prefix });
           } else {
-            v6.add(range.start, range.end, { list: index, entry, specificity: range.prefix });
+            v6Ranges.push({ start: range.start, end: range.end, list: index, entry, specificity: range.prefix });
           }
           break;
         }
         case "string":
-          pushAll(strings, entry.trim().toLowerCase(), { list: index, entry, specificity: 0 });
+          stringEntries.push({ key: entry.trim().toLowerCase(), list: index, entry });
           break;
-        case "hostname": {
-          const host = normalizeHostEntry(entry);
-          pushAll(hostnames, host, { list: index, entry, specificity: host.split(".").length });
+        case "hostname":
+          hostnameEntries.push({ key: normalizeHostEntry(entry), list: index, entry });
           break;
-        }
         case "substring":
           substrings.push({ list: index, entry, specificity: entry.length });
           break;
@@ -330,54 +266,53 @@ function matcherBuilder() {
   };
 
   const finish = (): WarninglistMatcher => {
-    v4.build();
-    v6.build();
+    const v4 = IntervalIndex.build(v4Ranges.splice(0), (values) => Uint32Array.from(values));
+    const v6 = IntervalIndex.build(v6Ranges.splice(0), (values) => values);
+    const strings = KeyTable.build(stringEntries.splice(0));
+    const hostnames = KeyTable.build(hostnameEntries.splice(0));
+    const appliesTo = (info: ListInfo, type: IndicatorType): boolean => info.applies === null || info.applies.has(type);
+
+    function match(indicator: Indicator): WarninglistMatch[] {
+      const facets = facetsOf(indicator);
+      const hits: Hit[] = [];
+      const collect = (list: number, entry: string, specificity: number): void => {
+        hits.push({ list, entry, specificity });
+      };
+      if (facets.ip !== null) {
+        if (facets.ip.version === 4) v4.containing(facets.ip.value, facets.ip.value, collect);
+        else v6.containing(facets.ip.value, facets.ip.value, collect);
+      } else if (facets.range !== null) {
+        if (facets.range.version === 4) v4.containing(facets.range.start, facets.range.end, collect);
+        else v6.containing(facets.range.start, facets.range.end, collect);
+      }
+      const lower = facets.value.toLowerCase();
+      for (const key of facets.host === null || facets.host === lower ? [lower] : [lower, facets.host]) strings.find(key, 0, collect);
+      if (facets.host !== null) {
+        const labels = facets.host.split(".");
+        for (let i = 0; i < labels.length; i += 1) hostnames.find(labels.slice(i).join("."), labels.length - i, collect);
+      }
+      for (const hit of substrings) if (lower.includes(hit.entry.toLowerCase())) hits.push(hit);
+      for (const { hit, regex } of regexes) if (regex.test(facets.value)) hits.push(hit);
+
+      const best = new Map<number, Hit>();
+      for (const hit of hits) {
+        const info = infos[hit.list];
+        if (info === undefined) continue;
+        const viaUrlIp = info.type === "cidr" && facets.ipFromUrl;
+        if (!viaUrlIp && !appliesTo(info, indicator.type)) continue;
+        const current = best.get(hit.list);
+        if (current === undefined || hit.specificity > current.specificity) best.set(hit.list, hit);
+      }
+      return [...best.values()]
+        .sort((a, b) => a.list - b.list)
+        .map((hit) => {
+          const info = infos[hit.list] as ListInfo;
+          return { list: info.name, type: info.type, entry: hit.entry };
+        });
+    }
+
     return { match, skipped };
   };
-
-  const appliesTo = (info: ListInfo, type: IndicatorType): boolean => info.applies === null || info.applies.has(type);
-
-  function match(indicator: Indicator): WarninglistMatch[] {
-    const facets = facetsOf(indicator);
-    const hits: Hit[] = [];
-    if (facets.ip !== null) {
-      if (facets.ip.version === 4) v4.containing(facets.ip.value, facets.ip.value, hits);
-      else v6.containing(facets.ip.value, facets.ip.value, hits);
-    } else if (facets.range !== null) {
-      if (facets.range.version === 4) v4.containing(facets.range.start, facets.range.end, hits);
-      else v6.containing(facets.range.start, facets.range.end, hits);
-    }
-    const lower = facets.value.toLowerCase();
-    for (const key of facets.host === null || facets.host === lower ? [lower] : [lower, facets.host]) {
-      const found = strings.get(key);
-      if (found !== undefined) hits.push(...found);
-    }
-    if (facets.host !== null) {
-      const labels = facets.host.split(".");
-      for (let i = 0; i < labels.length; i += 1) {
-        const found = hostnames.get(labels.slice(i).join("."));
-        if (found !== undefined) hits.push(...found);
-      }
-    }
-    for (const hit of substrings) if (lower.includes(hit.entry.toLowerCase())) hits.push(hit);
-    for (const { hit, regex } of regexes) if (regex.test(facets.value)) hits.push(hit);
-
-    const best = new Map<number, Hit>();
-    for (const hit of hits) {
-      const info = infos[hit.list];
-      if (info === undefined) continue;
-      const viaUrlIp = info.type === "cidr" && facets.ipFromUrl;
-      if (!viaUrlIp && !appliesTo(info, indicator.type)) continue;
-      const current = best.get(hit.list);
-      if (current === undefined || hit.specificity > current.specificity) best.set(hit.list, hit);
-    }
-    return [...best.values()]
-      .sort((a, b) => a.list - b.list)
-      .map((hit) => {
-        const info = infos[hit.list] as ListInfo;
-        return { list: info.name, type: info.type, entry: hit.entry };
-      });
-  }
 
   return { addList, addEntries, finish };
 }

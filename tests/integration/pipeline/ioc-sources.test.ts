@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import type { ImportOutcome } from "../../../server/pipeline/run";
 import { syncSource } from "../../../server/pipeline/sync";
-import type { WarninglistType } from "../../../shared/ioc/types";
 import { buildWarninglistMatcher } from "../../../server/ioc/warninglist-match";
+import { loadWarninglistMatcher } from "../../../server/ioc/warninglists";
+import { loadWarninglists } from "../../../server/feeds/warninglists/parse";
 import { normalizeIndicator } from "../../../shared/ioc/normalize";
 import { createTestDatabase, recordingLogger, snapshot, snapshotDir, type TestDatabase } from "../../helpers/feed-server";
 
@@ -93,23 +94,34 @@ describe("MISP warninglists", () => {
     const exact = await db.db.selectFrom("warninglist_entries").select("list_name").where("value", "=", "8.8.8.8").execute();
     expect(exact.map((row) => row.list_name)).toEqual(["public-dns-v4"]);
 
-    const lists = await db.db.selectFrom("warninglists").selectAll().execute();
-    const entries = await db.db.selectFrom("warninglist_entries").select(["list_name", "value"]).execute();
-    const byList = new Map<string, string[]>();
-    for (const entry of entries) {
-      const values = byList.get(entry.list_name) ?? [];
-      values.push(entry.value);
-      byList.set(entry.list_name, values);
+    let turns = 0;
+    const counting = setInterval(() => (turns += 1), 0);
+    const stored = await loadWarninglistMatcher(db.db).finally(() => clearInterval(counting));
+    // Read in pages, one query each: the event loop turned (timers fired) while it was built.
+    expect(turns).toBeGreaterThan(0);
+    expect(stored.match(normalizeIndicator("8.8.8.8")!)).toContainEqual({ list: "public-dns-v4", type: "cidr", entry: "8.8.8.8" });
+
+    // The same answers as the matcher built straight from the publisher's files.
+    const fromFiles = buildWarninglistMatcher((await loadWarninglists(snapshot("misp-warninglists", "lists"))).lists);
+    expect(stored.skipped).toEqual(fromFiles.skipped);
+    for (const raw of [
+      "8.8.8.8",
+      "1.1.1.1",
+      "http://8.8.8.8/dns-query",
+      "2001:4860:4860::8888",
+      "10.1.2.3",
+      "192.168.0.0/24",
+      "fe80::1",
+      "google.com",
+      "www.google.com",
+      "https://www.google.com/search?q=x",
+      "mail.yahoo.com",
+      "d41d8cd98f00b204e9800998ecf8427e",
+      "evil.example.net",
+    ]) {
+      const value = normalizeIndicator(raw)!;
+      expect(stored.match(value), raw).toEqual(fromFiles.match(value));
     }
-    const matcher = buildWarninglistMatcher(
-      lists.map((list) => ({
-        name: list.name,
-        type: list.type as WarninglistType,
-        matchingAttributes: JSON.parse(list.matching_attributes),
-        entries: byList.get(list.name) ?? [],
-      })),
-    );
-    expect(matcher.match(normalizeIndicator("8.8.8.8")!)).toContainEqual({ list: "public-dns-v4", type: "cidr", entry: "8.8.8.8" });
   });
 
   it("skips the unchanged lists on a re-import, and drops a list the publisher no longer has", async () => {

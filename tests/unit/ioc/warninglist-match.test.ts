@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadWarninglists } from "../../../server/feeds/warninglists/parse";
 import { normalizeIndicator, type Indicator } from "../../../shared/ioc/normalize";
-import { buildWarninglistMatcher, buildWarninglistMatcherInTurns, type WarninglistMatcher } from "../../../server/ioc/warninglist-match";
+import { buildWarninglistMatcher, type WarninglistMatcher } from "../../../server/ioc/warninglist-match";
 import { snapshot } from "../feeds/paths";
 
 function indicator(raw: string): Indicator {
@@ -108,26 +108,5 @@ describe("warninglist matcher (real MISP warninglists)", () => {
 
   it("flags empty-file hashes", () => {
     expect(listsOf("d41d8cd98f00b204e9800998ecf8427e")).toContain("empty-hashes");
-  });
-
-  it("built a slice at a time (as the server does), it is the same matcher", async () => {
-    let turns = 0;
-    const counting = setInterval(() => (turns += 1), 0);
-    const sliced = await buildWarninglistMatcherInTurns(lists).finally(() => clearInterval(counting));
-    // The event loop turned while it was built: timers fired in between.
-    expect(turns).toBeGreaterThan(0);
-    expect(sliced.skipped).toEqual(matcher.skipped);
-    for (const raw of [
-      "8.8.8.8",
-      "http://8.8.8.8/dns-query",
-      "2001:4860:4860::8888",
-      "10.1.2.3",
-      "fe80::1",
-      "google.com",
-      "www.google.com",
-      "d41d8cd98f00b204e9800998ecf8427e",
-    ]) {
-      expect(sliced.match(indicator(raw))).toEqual(matcher.match(indicator(raw)));
-    }
   });
 });
