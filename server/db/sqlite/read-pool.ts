@@ -22,6 +22,8 @@ export interface ReadPoolOptions {
   queryTimeoutMs?: number;
   /** Page cache of each connection. */
   cacheKib?: number;
+  /** How long a worker beyond the first may wait for work before it stops. */
+  idleWorkerMs?: number;
 }
 
 /** A read that took longer than the pool allows: the server answers 503 rather than wait. */
@@ -30,7 +32,10 @@ export class QueryTimeoutError extends Error {
 }
 
 export interface ReadPoolStats {
+  /** The most worker threads the pool runs. */
   threads: number;
+  /** Worker threads running now (one when idle). */
+  started: number;
   /** Reads waiting for a free worker. */
   queued: number;
   /** Fraction of the pool's time spent running reads since it started. */
@@ -54,17 +59,19 @@ export class SqliteReadPool {
   #running = 0;
   #closed = false;
 
-  constructor({ path, threads, queryTimeoutMs = 10_000, cacheKib = 16_384 }: ReadPoolOptions) {
+  constructor({ path, threads, queryTimeoutMs = 10_000, cacheKib = 16_384, idleWorkerMs = 60_000 }: ReadPoolOptions) {
     this.#size = threads ?? Math.max(2, availableParallelism());
     const worker = entryFile(import.meta.url, "./read-worker.ts", "read-worker");
     this.#queryTimeoutMs = queryTimeoutMs;
     this.#pool = new Piscina<ReadTask, ReadResult>({
       filename: worker.url.href,
       execArgv: worker.execArgv,
-      minThreads: this.#size,
+      // One worker waits at all times; the others start when reads overlap and
+      // stop after a quiet minute. Each costs 15–20 MB (a V8 isolate and its
+      // page cache), the largest part of an idle server's memory after its heap.
+      minThreads: 1,
       maxThreads: this.#size,
-      // Keep every worker (and its warm page cache) for the life of the process.
-      idleTimeout: Number.POSITIVE_INFINITY,
+      idleTimeout: idleWorkerMs,
       workerData: { path, cacheKib } satisfies ReadWorkerData,
     });
   }
@@ -112,7 +119,7 @@ export class SqliteReadPool {
   }
 
   stats(): ReadPoolStats {
-    return { threads: this.#size, queued: this.#line.length, utilization: this.#pool.utilization };
+    return { threads: this.#size, started: this.#pool.threads.length, queued: this.#line.length, utilization: this.#pool.utilization };
   }
 
   async close(): Promise<void> {

@@ -54,6 +54,26 @@ describe("the read pool", () => {
     expect(pool.stats().queued).toBe(0);
   });
 
+  it("runs one worker when idle, starts more when reads overlap, and stops them after a quiet spell", async () => {
+    const elastic = new SqliteReadPool({ path: join(dir, "pool.sqlite"), threads: 2, queryTimeoutMs: 60_000, idleWorkerMs: 100 });
+    const startedWhen = async (wanted: number) => {
+      while (elastic.stats().started !== wanted) await new Promise((resume) => setTimeout(resume, 10));
+    };
+    try {
+      await startedWhen(1);
+      expect(await elastic.run("select 1 as one", [])).toEqual({ rows: [{ one: 1 }] });
+      expect(elastic.stats()).toMatchObject({ threads: 2, started: 1 });
+      const overlapping = [elastic.run(COUNT_TO_A_MILLION, []), elastic.run(COUNT_TO_A_MILLION, [])];
+      await startedWhen(2);
+      expect(await Promise.all(overlapping)).toEqual([{ rows: [{ c: 1_000_000 }] }, { rows: [{ c: 1_000_000 }] }]);
+      // The second worker stops once it has waited idleWorkerMs; the first stays.
+      await startedWhen(1);
+      expect(await elastic.run("select 2 as two", [])).toEqual({ rows: [{ two: 2 }] });
+    } finally {
+      await elastic.close();
+    }
+  });
+
   it("stops a read that runs past its time limit", async () => {
     const strict = new SqliteReadPool({ path: join(dir, "pool.sqlite"), threads: 1, queryTimeoutMs: 200 });
     try {
