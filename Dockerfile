@@ -32,4 +32,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/readyz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node is PID 1's only process: `docker stop`'s SIGTERM reaches the server, which drains and exits 0.
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/server/index.js"]
+CMD ["node", "--max-semi-space-size=8", "dist/server/index.js"]

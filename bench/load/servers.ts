@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { freeLoopbackPort, startChildServer, type ChildServer } from "./child-server";
+import { SERVER_NODE_FLAGS } from "../../server/runtime/server-heap";
 
 export const PROJECT_ROOT = resolve(import.meta.dirname, "../..");
 const CLIENT_BUILD_INFO = join(PROJECT_ROOT, "dist/client/.vite/build.json");
@@ -20,7 +21,7 @@ export const BENCH_RATE_LIMITS = {
 
 /** How the production server is started: node on its compiled entry, as `npm run serve` does. */
 export function productionServerCommand(): [string, ...string[]] {
-  return [process.execPath, "dist/server/index.js"];
+  return [process.execPath, ...SERVER_NODE_FLAGS, "dist/server/index.js"];
 }
 
 /** The build id the production build embeds in every page and payload URL; throws when there is no build. */

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
+import { SERVER_NODE_FLAGS } from "../../server/runtime/server-heap";
 import { PROJECT_ROOT } from "./paths";
 
 export async function freePort(): Promise<number> {
@@ -29,7 +30,7 @@ export interface ServerProcessOptions {
 
 /** Starts `server/index.ts` (production mode, built dist/) as a real process on a loopback port. */
 export function startServerProcess(env: Record<string, string>, options: ServerProcessOptions = {}): ServerProcess {
-  const args = options.built ? ["dist/server/index.js"] : ["--import", "tsx", "server/index.ts"];
+  const args = options.built ? [...SERVER_NODE_FLAGS, "dist/server/index.js"] : ["--import", "tsx", "server/index.ts"];
   const child = spawn(process.execPath, args, {
     cwd: PROJECT_ROOT,
     env: { PATH: process.env.PATH ?? "", NODE_ENV: "production", HOST: "127.0.0.1", LOG_LEVEL: "info", SYNC_ENABLED: "false", ...env },

@@ -3,6 +3,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, s
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { SERVER_NODE_FLAGS } from "../../../server/runtime/server-heap";
 import { PROJECT_ROOT } from "../../helpers/paths";
 import { freePort, waitForHealthy } from "../../helpers/server-process";
 
@@ -90,7 +91,7 @@ describe("npm start", () => {
     const children = childrenOf(npm.pid!);
     expect(children).toHaveLength(1);
     const server = children[0]!;
-    expect(server.args).toBe("node dist/server/index.js");
+    expect(server.args).toBe(["node", ...SERVER_NODE_FLAGS, "dist/server/index.js"].join(" "));
     expect(readFileSync(`/proc/${server.pid}/environ`, "utf8").split("\0")).toContain("NODE_ENV=production");
 
     npm.kill("SIGTERM");
