@@ -150,7 +150,7 @@ export function createApp(deps: AppDependencies): Express {
   );
 
   // Health, build information and static files answer at once: they never wait in line for the database.
-  app.use(healthRoutes(db));
+  app.use(healthRoutes(db, { logger }));
   app.use(metrics.router);
   app.use(buildRoutes({ build: deps.build, routePatterns: deps.routePatterns }));
   if (deps.vite) {

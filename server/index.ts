@@ -62,7 +62,7 @@ async function main(): Promise<void> {
         },
         dev,
       )
-    : createWorkerApp(web.db);
+    : createWorkerApp(web.db, logger);
 
   const server: Server = await listen(app, env.PORT, env.HOST);
   logger.info({ port: env.PORT, host: env.HOST, dev, role }, `listening on http://${env.HOST}:${env.PORT}`);

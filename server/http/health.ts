@@ -1,5 +1,6 @@
 import { Router } from "express";
 import { sql, type Kysely } from "kysely";
+import type { Logger } from "pino";
 import type { Database } from "../db/schema";
 
 /** Answered before any other request in line (server/http/event-loop-slices.ts). */
@@ -13,15 +14,21 @@ export interface HealthOptions {
    * timeout, minutes, and the load balancer would never see it fail.
    */
   readinessTimeoutMs?: number;
+  /** Where the cause of a failed check goes: the probe's answer does not carry it. */
+  logger?: Logger;
 }
 
 const READINESS_TIMEOUT_MS = 2_000;
+
+class ReadinessTimeout extends Error {
+  override name = "ReadinessTimeout";
+}
 
 /** Rejects when `work` takes longer than `ms`; the work itself goes on, and its outcome is ignored. */
 async function within<T>(work: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the database did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new ReadinessTimeout(`the database did not answer within ${ms} ms`)), ms);
   });
   try {
     return await Promise.race([work, timeout]);
@@ -51,7 +58,10 @@ export function healthRoutes(db: Kysely<Database>, options: HealthOptions = {}):
       const failing = sources.filter((source) => source.last_error !== null).map((source) => source.name);
       res.json({ status: "ready", database: "ok", sources: sources.length, failingSources: failing });
     } catch (error) {
-      res.status(503).json({ status: "unavailable", database: error instanceof Error ? error.message : "unreachable" });
+      options.logger?.warn({ err: error }, "readiness check: the database failed");
+      // The driver's message can name internal hosts, users and addresses; /readyz answers anyone.
+      const database = error instanceof ReadinessTimeout ? error.message : "the database failed the check (the server's log has the cause)";
+      res.status(503).json({ status: "unavailable", database });
     }
   });
   return router;
