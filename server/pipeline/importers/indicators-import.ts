@@ -180,22 +180,23 @@ const greatest = (a: RawBuilder<unknown>, b: RawBuilder<unknown>) =>
  */
 async function classify(db: Kysely<Database>, ctx: MergeContext): Promise<void> {
   const run = (query: RawBuilder<unknown>) => query.execute(db);
-  await run(sql`drop table if exists ${s("merged")}`);
-  // Within one variant only the times, the threat type and the raw spelling can differ.
-  await run(sql`
-    create table ${s("merged")} as
-    select type, value, max(host) as host, max(domain) as domain, variant, max(port) as port, max(raw_value) as raw_value,
-      min(first_seen) as first_seen, max(last_seen) as last_seen, max(threat_type) as threat_type,
-      max(malware_family) as malware_family, max(tags) as tags, max(confidence) as confidence, max(reporter) as reporter,
-      max(reference) as reference
-    from ${s("sightings")} group by type, value, variant`);
-  await run(sql`insert into sighting_references (url) select distinct reference from ${s("merged")} where reference is not null on conflict (url) do nothing`);
+  await run(
+    sql`insert into sighting_references (url) select distinct reference from ${s("sightings")} where reference is not null on conflict (url) do nothing`,
+  );
   await run(sql`insert into tags (name) select distinct tag from ${s("sighting_tags")} where true on conflict (name) do nothing`);
   await run(sql`drop table if exists ${s("mapped")}`);
+  // Within one variant only the times, the threat type and the raw spelling can differ. Grouped and mapped in one
+  // statement: the groups are read as they are formed, not written to a table of their own first.
   await run(sql`
     create table ${s("mapped")} as
     select i.id as indicator_id, m.*, r.id as reference_id
-    from ${s("merged")} m
+    from (
+      select type, value, max(host) as host, max(domain) as domain, variant, max(port) as port, max(raw_value) as raw_value,
+        min(first_seen) as first_seen, max(last_seen) as last_seen, max(threat_type) as threat_type,
+        max(malware_family) as malware_family, max(tags) as tags, max(confidence) as confidence, max(reporter) as reporter,
+        max(reference) as reference
+      from ${s("sightings")} group by type, value, variant
+    ) m
     left join indicators i on i.value = m.value and i.type = m.type
     left join sighting_references r on r.url = m.reference`);
   // Only the stored indicators' rows are looked up (what a complete list restated); a first import has none of them.
@@ -220,7 +221,7 @@ async function classify(db: Kysely<Database>, ctx: MergeContext): Promise<void> 
     where stored is null or stored_delisted is not null or first_seen is distinct from stored_first or last_seen is distinct from stored_last
       or threat_type is distinct from stored_threat or confidence is distinct from stored_confidence or raw_value is distinct from stored_raw`);
   const count = async (query: RawBuilder<{ n: number | string | bigint }>) => Number((await query.execute(db)).rows[0]?.n ?? 0);
-  const distinct = await count(sql<{ n: number }>`select count(*) as n from ${s("merged")}`);
+  const distinct = await count(sql<{ n: number }>`select count(*) as n from ${s("mapped")}`);
   ctx.counts.added = await count(sql<{ n: number }>`select count(*) as n from ${s("changed")} where is_new = 1`);
   ctx.counts.updated = await count(sql<{ n: number }>`select count(*) as n from ${s("changed")} where is_new = 0`);
   ctx.counts.unchanged = distinct - ctx.counts.added - ctx.counts.updated;
