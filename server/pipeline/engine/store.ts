@@ -30,8 +30,12 @@ export interface ImportStore {
    * created before incremental auto-vacuum (README: upgrading).
    */
   reclaimFreePages(): Promise<void>;
-  /** An index on a staging table (the dialects name it differently). */
-  indexStaging(db: Kysely<Database>, table: string, columns: readonly string[]): Promise<void>;
+  /**
+   * An index on a staging table (the dialects name it differently). `notNull`:
+   * a column whose null rows it leaves out (a partial index); a lookup by
+   * equality on that column still uses it.
+   */
+  indexStaging(db: Kysely<Database>, table: string, columns: readonly string[], notNull?: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -70,8 +74,8 @@ export function openSqliteImportStore(path: string): ImportStore {
         sqlite.pragma("wal_checkpoint(passive)");
       }
     },
-    async indexStaging(on, table, columns) {
-      await sql`create index ${sql.id("staging", `${table}_${columns.join("_")}`)} on ${sql.id(table)} (${sql.join(columns.map((c) => sql.id(c)))})`.execute(
+    async indexStaging(on, table, columns, notNull) {
+      await sql`create index ${sql.id("staging", `${table}_${columns.join("_")}`)} on ${sql.id(table)} (${sql.join(columns.map((c) => sql.id(c)))})${partial(notNull)}`.execute(
         on,
       );
     },
@@ -102,13 +106,18 @@ export function openPostgresImportStore(url: string): ImportStore {
     async checkpoint() {},
     // Autovacuum gives dead rows' space back to the tables on its own schedule.
     async reclaimFreePages() {},
-    async indexStaging(on, table, columns) {
-      await sql`create index on ${sql.table(`${STAGING_SCHEMA}.${table}`)} (${sql.join(columns.map((c) => sql.id(c)))})`.execute(on);
+    async indexStaging(on, table, columns, notNull) {
+      await sql`create index on ${sql.table(`${STAGING_SCHEMA}.${table}`)} (${sql.join(columns.map((c) => sql.id(c)))})${partial(notNull)}`.execute(on);
       // A table filled moments ago has no statistics yet: without them the merge may be planned for a handful of rows.
       await sql`analyze ${sql.table(`${STAGING_SCHEMA}.${table}`)}`.execute(on);
     },
     close: () => db.destroy(),
   };
+}
+
+/** The where clause of a staging index that leaves out rows whose `column` is null. */
+function partial(column: string | undefined) {
+  return column === undefined ? sql`` : sql` where ${sql.id(column)} is not null`;
 }
 
 /** The import store of the database the target names. */

@@ -69,8 +69,22 @@ const STAGING: readonly StagingTable[] = [
  */
 export function sightingVariant(record: IocSighting): number {
   const key = JSON.stringify([record.port ?? null, record.reporter, record.malwareFamily, record.reference, [...record.tags].sort()]);
-  return hash("sha1", key, "buffer").readUIntBE(0, 6);
+  let variant = recentVariants.get(key);
+  if (variant === undefined) {
+    variant = hash("sha1", key, "buffer").readUIntBE(0, 6);
+    if (recentVariants.size >= VARIANT_CACHE_SIZE) recentVariants.clear();
+    recentVariants.set(key, variant);
+  }
+  return variant;
 }
+
+/**
+ * Variants hashed lately, by key: a feed repeats a key on many records (all of
+ * a maltrail file's trails but their ports), and SHA-1 was most of the
+ * variant's cost (3.7 of maltrail's 66 CPU s). Emptied when full, so bounded.
+ */
+const recentVariants = new Map<string, number>();
+const VARIANT_CACHE_SIZE = 10_000;
 
 /** The relation keys of an indicator (server/db/ioc-tables.ts). */
 function relationKeys(record: IocSighting): { host: string | null; domain: string | null } {
@@ -83,12 +97,18 @@ function relationKeys(record: IocSighting): { host: string | null; domain: strin
 /**
  * A family's aliases staged so far in a run: maltrail repeats them on each
  * of a family's trails (7.9 M rows for 1.8 M trails if staged as given).
+ * `last`: the list and family staged last; maltrail hands the same list to
+ * each trail of a file, which then costs one comparison instead of a key
+ * per alias (2 of maltrail's 66 CPU s).
  */
-const stagedAliases = new WeakMap<StagingOut, Set<string>>();
+const stagedAliases = new WeakMap<StagingOut, { seen: Set<string>; last?: { family: string; aliases: readonly string[] } }>();
 
 function stageAliases(family: string, aliases: readonly string[], out: StagingOut): void {
-  let seen = stagedAliases.get(out);
-  if (!seen) stagedAliases.set(out, (seen = new Set()));
+  let staged = stagedAliases.get(out);
+  if (!staged) stagedAliases.set(out, (staged = { seen: new Set() }));
+  if (staged.last?.aliases === aliases && staged.last.family === family) return;
+  staged.last = { family, aliases };
+  const { seen } = staged;
   for (const alias of aliases) {
     const key = `${family}\n${alias}`;
     if (seen.has(key)) continue;
@@ -160,25 +180,27 @@ const greatest = (a: RawBuilder<unknown>, b: RawBuilder<unknown>) =>
  */
 async function classify(db: Kysely<Database>, ctx: MergeContext): Promise<void> {
   const run = (query: RawBuilder<unknown>) => query.execute(db);
-  await run(sql`drop table if exists ${s("merged")}`);
-  // Within one variant only the times, the threat type and the raw spelling can differ.
-  await run(sql`
-    create table ${s("merged")} as
-    select type, value, max(host) as host, max(domain) as domain, variant, max(port) as port, max(raw_value) as raw_value,
-      min(first_seen) as first_seen, max(last_seen) as last_seen, max(threat_type) as threat_type,
-      max(malware_family) as malware_family, max(tags) as tags, max(confidence) as confidence, max(reporter) as reporter,
-      max(reference) as reference
-    from ${s("sightings")} group by type, value, variant`);
-  await run(sql`insert into sighting_references (url) select distinct reference from ${s("merged")} where reference is not null on conflict (url) do nothing`);
+  await run(
+    sql`insert into sighting_references (url) select distinct reference from ${s("sightings")} where reference is not null on conflict (url) do nothing`,
+  );
   await run(sql`insert into tags (name) select distinct tag from ${s("sighting_tags")} where true on conflict (name) do nothing`);
   await run(sql`drop table if exists ${s("mapped")}`);
+  // Within one variant only the times, the threat type and the raw spelling can differ. Grouped and mapped in one
+  // statement: the groups are read as they are formed, not written to a table of their own first.
   await run(sql`
     create table ${s("mapped")} as
     select i.id as indicator_id, m.*, r.id as reference_id
-    from ${s("merged")} m
+    from (
+      select type, value, max(host) as host, max(domain) as domain, variant, max(port) as port, max(raw_value) as raw_value,
+        min(first_seen) as first_seen, max(last_seen) as last_seen, max(threat_type) as threat_type,
+        max(malware_family) as malware_family, max(tags) as tags, max(confidence) as confidence, max(reporter) as reporter,
+        max(reference) as reference
+      from ${s("sightings")} group by type, value, variant
+    ) m
     left join indicators i on i.value = m.value and i.type = m.type
     left join sighting_references r on r.url = m.reference`);
-  await ctx.store.indexStaging(db, "mapped", ["indicator_id", "variant"]);
+  // Only the stored indicators' rows are looked up (what a complete list restated); a first import has none of them.
+  await ctx.store.indexStaging(db, "mapped", ["indicator_id", "variant"], "indicator_id");
   await run(sql`drop table if exists ${s("changed")}`);
   // What each sighting becomes; kept only where that differs from what is served (or is new).
   await run(sql`
@@ -199,7 +221,7 @@ async function classify(db: Kysely<Database>, ctx: MergeContext): Promise<void> 
     where stored is null or stored_delisted is not null or first_seen is distinct from stored_first or last_seen is distinct from stored_last
       or threat_type is distinct from stored_threat or confidence is distinct from stored_confidence or raw_value is distinct from stored_raw`);
   const count = async (query: RawBuilder<{ n: number | string | bigint }>) => Number((await query.execute(db)).rows[0]?.n ?? 0);
-  const distinct = await count(sql<{ n: number }>`select count(*) as n from ${s("merged")}`);
+  const distinct = await count(sql<{ n: number }>`select count(*) as n from ${s("mapped")}`);
   ctx.counts.added = await count(sql<{ n: number }>`select count(*) as n from ${s("changed")} where is_new = 1`);
   ctx.counts.updated = await count(sql<{ n: number }>`select count(*) as n from ${s("changed")} where is_new = 0`);
   ctx.counts.unchanged = distinct - ctx.counts.added - ctx.counts.updated;
@@ -218,10 +240,15 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
     await between();
   };
   const maxId = Number((await sql<{ id: number | null }>`select max(id) as id from ${t.indicators}`.execute(db)).rows[0]?.id ?? 0);
-  // In value order: the rowids follow, so the table and its unique index both grow at their ends.
+  // In value order: the rowids follow, so the table and its unique index both grow at their ends. Ids above
+  // maxId are this run's new indicators, whose sightings are all in `changed`: their aggregates are computed
+  // here, and only those with several sightings (which one names the threat type and family) are recomputed
+  // below. On maltrail's first import that update otherwise regrouped 1.7 M sightings to write 1.6 M rows again.
   await run(sql`
-    insert into ${t.indicators} (type, value, host, domain, listed_since)
-    select type, value, max(host), max(domain), ${ctx.stamp} from ${s("changed")} where indicator_id is null
+    insert into ${t.indicators} (type, value, host, domain, listed_since, first_seen, last_seen, confidence, source_count, threat_type, malware_family)
+    select type, value, max(host), max(domain), ${ctx.stamp}, min(first_seen), max(last_seen), max(confidence), 1,
+      case when count(*) = 1 then max(threat_type) end, case when count(*) = 1 then max(malware_family) end
+    from ${s("changed")} where indicator_id is null
     group by type, value order by value, type
     on conflict (value, type) do nothing`);
   await ctx.store.dialect.analyzeTable(db, `indicators${t.suffix}`);
@@ -243,13 +270,12 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
   const integer = sql.raw(ctx.store.dialect.integerType);
   await run(sql`create table ${s("delisted")} (indicator_id ${integer}, variant ${integer})`);
   if (complete) {
-    // What this run restated: the stored sightings it mapped, and the ones it just created.
-    await ctx.store.indexStaging(db, "changed", ["indicator_id", "variant"]);
+    // What this run did not restate: stored sightings it did not map. A sighting of an indicator created by this
+    // run (id above maxId) was itself created by it.
     await run(sql`
       insert into ${s("delisted")} select st.indicator_id, st.variant from ${t.sightings} st
-      where st.source = ${ctx.source} and st.delisted_at is null
-        and not exists (select 1 from ${s("mapped")} m where m.indicator_id = st.indicator_id and m.variant = st.variant)
-        and not exists (select 1 from ${s("changed")} c where c.indicator_id = st.indicator_id and c.variant = st.variant)`);
+      where st.source = ${ctx.source} and st.delisted_at is null and st.indicator_id <= ${maxId}
+        and not exists (select 1 from ${s("mapped")} m where m.indicator_id = st.indicator_id and m.variant = st.variant)`);
     await run(sql`
       update ${t.sightings} set delisted_at = ${ctx.stamp}
       where source = ${ctx.source} and delisted_at is null
@@ -259,7 +285,10 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
 
   await run(sql`drop table if exists ${s("touched")}`);
   await run(sql`create table ${s("touched")} (id ${integer} primary key)`);
-  await run(sql`insert into ${s("touched")} (id) select distinct indicator_id from ${s("changed")} where true on conflict do nothing`);
+  await run(sql`insert into ${s("touched")} (id) select distinct indicator_id from ${s("changed")} where indicator_id <= ${maxId} on conflict do nothing`);
+  await run(sql`
+    insert into ${s("touched")} (id) select indicator_id from ${s("changed")} where indicator_id > ${maxId}
+    group by indicator_id having count(*) > 1 on conflict do nothing`);
   await run(sql`insert into ${s("touched")} (id) select distinct indicator_id from ${s("delisted")} where true on conflict do nothing`);
   if (countStats) {
     // The touched indicators as the statistics table counts them now; the ones this run created are not in it yet.
@@ -292,7 +321,11 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
   if (countStats) {
     await run(sql`
       insert into ${s("stats_delta")} select ${INDICATOR_STATS_KEY}, count(*) as n
-      from ${t.indicators} i join ${s("touched")} tt on tt.id = i.id
+      from ${t.indicators} i join ${s("touched")} tt on tt.id = i.id where i.id <= ${maxId}
+      group by type, threat_type, malware_family, day`);
+    await run(sql`
+      insert into ${s("stats_delta")} select ${INDICATOR_STATS_KEY}, count(*) as n
+      from ${t.indicators} i where i.id > ${maxId}
       group by type, threat_type, malware_family, day`);
     await addToIndicatorStats(db, s("stats_delta"));
   }
