@@ -26,8 +26,9 @@ export function narrowsByRelatedRowsOnly(params: CveListParams): boolean {
  * Whether a `cve_cwes` row (`cve_cwes` in the statement) puts its CVE under its CWE: KEV's CWEs stand
  * in only where no other source names one, as on the CVE page (server/cve/detail.ts).
  */
-export function cweRowCounts(): RawBuilder<SqlBool> {
-  return sql<SqlBool>`(cve_cwes.source <> ${KEV_SOURCE} or not exists (select 1 from cve_cwes as named where named.cve_id = cve_cwes.cve_id and named.source <> ${KEV_SOURCE}))`;
+export function cweRowCounts(dialect: SqlDialect): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(cve_cwes.source <> ${KEV_SOURCE} or not exists (
+    select 1 from cve_cwes as named where named.cve_id = cve_cwes.cve_id and named.source <> ${KEV_SOURCE}${sql.raw(dialect.probedSubqueryEnd)}))`;
 }
 
 const KEV_SOURCE = "cisa-kev";
@@ -79,7 +80,7 @@ export function cveFilter(eb: CveExpressions, params: CveListParams, dialect: Sq
     conditions.push(walkAlong ? eb.exists(affected.whereRef("cve_affected.cve_id", "=", "cves.id")) : eb("cves.id", "in", affected));
   }
   if (params.cwe) {
-    const weaknesses = eb.selectFrom("cve_cwes").select("cve_cwes.cve_id").where("cve_cwes.cwe_id", "=", params.cwe).where(cweRowCounts());
+    const weaknesses = eb.selectFrom("cve_cwes").select("cve_cwes.cve_id").where("cve_cwes.cwe_id", "=", params.cwe).where(cweRowCounts(dialect));
     conditions.push(walkAlong ? eb.exists(weaknesses.whereRef("cve_cwes.cve_id", "=", "cves.id")) : eb("cves.id", "in", weaknesses));
   }
   if (params.published_from) conditions.push(eb(column("cves.date_published"), ">=", params.published_from));

@@ -133,7 +133,7 @@ function cwePageKeys(db: Kysely<Database>, params: CveListParams & { cwe: string
     .select(["cve_cwes.priority", "cve_cwes.cve_id"])
     .distinct()
     .where("cve_cwes.cwe_id", "=", params.cwe)
-    .where(cweRowCounts());
+    .where(cweRowCounts(dialectOf(db)));
   if ((params.state ?? "published") === "published") {
     // The few CVEs in another state, as cveFilter excludes them (by id: all this index holds of a CVE).
     keys = keys.where("cve_cwes.cve_id", "not in", (eb) =>
