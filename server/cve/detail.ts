@@ -49,6 +49,12 @@ export async function queryCveDetail(db: Kysely<Database>, id: string, now: Date
       .leftJoin("cwes", "cwes.id", "cve_cwes.cwe_id")
       .select(["cve_cwes.cwe_id", "cve_cwes.source", "cve_cwes.description", "cwes.name"])
       .where("cve_cwes.cve_id", "=", id)
+      // Since migration 0015 every import updates these rows (their copy of the priority), which on
+      // PostgreSQL moves them in the table: the order they were inserted in is not kept there.
+      .orderBy("cve_cwes.origin")
+      .orderBy("cve_cwes.source")
+      .orderBy("cve_cwes.cwe_id")
+      .orderBy(sql`coalesce(cve_cwes.description, '')`)
       .execute(),
     // The child tables keep no position: an explicit order makes both databases list them alike.
     // A record-wide version list (Trickest's) is stored once and shown with each of the record's products.

@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type SqlBool } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type RawBuilder, type SqlBool } from "kysely";
 import type { CveListParams } from "../../shared/cve/list-params";
 import type { Database } from "../db/schema";
 import type { SqlDialect } from "../db/dialect";
@@ -20,6 +20,26 @@ export function narrowsByRelatedRowsOnly(params: CveListParams): boolean {
     (params.severity?.length ?? 0) > 0 ||
     [params.cvss_min, params.cvss_max, params.epss_min, params.epss_max].some((bound) => bound !== undefined);
   return related && !ownColumns;
+}
+
+/**
+ * Whether a `cve_cwes` row (`cve_cwes` in the statement) puts its CVE under its CWE: KEV's CWEs stand
+ * in only where no other source names one, as on the CVE page (server/cve/detail.ts).
+ */
+export function cweRowCounts(dialect: SqlDialect): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(cve_cwes.source <> ${KEV_SOURCE} or not exists (
+    select 1 from cve_cwes as named where named.cve_id = cve_cwes.cve_id and named.source <> ${KEV_SOURCE}${sql.raw(dialect.probedSubqueryEnd)}))`;
+}
+
+const KEV_SOURCE = "cisa-kev";
+
+/**
+ * Whether a CWE alone (in the published or every state) filters the list: its page by priority is then
+ * a range of `cve_cwes_priority_idx`, which carries each CVE's priority (migration 0015).
+ */
+export function filtersByCweOnly(params: CveListParams): boolean {
+  const state = params.state ?? "published";
+  return Boolean(params.cwe) && !params.vendor && !params.product && narrowsByRelatedRowsOnly(params) && (state === "published" || state === "all");
 }
 
 /**
@@ -60,25 +80,7 @@ export function cveFilter(eb: CveExpressions, params: CveListParams, dialect: Sq
     conditions.push(walkAlong ? eb.exists(affected.whereRef("cve_affected.cve_id", "=", "cves.id")) : eb("cves.id", "in", affected));
   }
   if (params.cwe) {
-    // KEV's CWEs stand in only where no other source names one, as on the CVE page (server/cve/detail.ts).
-    const weaknesses = eb
-      .selectFrom("cve_cwes")
-      .select("cve_cwes.cve_id")
-      .where("cve_cwes.cwe_id", "=", params.cwe)
-      .where((inner) =>
-        inner.or([
-          inner("cve_cwes.source", "<>", "cisa-kev"),
-          inner.not(
-            inner.exists(
-              inner
-                .selectFrom("cve_cwes as named")
-                .select("named.cve_id")
-                .whereRef("named.cve_id", "=", "cve_cwes.cve_id")
-                .where("named.source", "<>", "cisa-kev"),
-            ),
-          ),
-        ]),
-      );
+    const weaknesses = eb.selectFrom("cve_cwes").select("cve_cwes.cve_id").where("cve_cwes.cwe_id", "=", params.cwe).where(cweRowCounts(dialect));
     conditions.push(walkAlong ? eb.exists(weaknesses.whereRef("cve_cwes.cve_id", "=", "cves.id")) : eb("cves.id", "in", weaknesses));
   }
   if (params.published_from) conditions.push(eb(column("cves.date_published"), ">=", params.published_from));

@@ -5,7 +5,7 @@ import type { CveListPage, CveListRow } from "../../shared/cve/list-types";
 import type { CvesTable, Database } from "../db/schema";
 import type { Scan } from "../db/scan";
 import { countFrontHits } from "../db/walk-probe";
-import { cveFilter, narrowsByRelatedRowsOnly } from "./filters";
+import { cveFilter, cweRowCounts, filtersByCweOnly, narrowsByRelatedRowsOnly } from "./filters";
 
 const SORT_COLUMNS = {
   priority: "cves.priority_score",
@@ -119,10 +119,46 @@ export function orderedCves(db: Kysely<Database>, params: CveListParams, scan: S
     .orderBy(sql.raw(`${SORT_COLUMNS[sort]} ${dir} nulls last, cves.id ${dir === "desc" ? "asc" : "desc"}`));
 }
 
+/**
+ * The ids of one page of a list filtered by a CWE alone, by priority: a range of
+ * `cve_cwes_priority_idx` (cwe_id, priority desc, cve_id, source), in the list's order (migration
+ * 0015 copies each CVE's priority into its CWE rows). A CVE that several sources file under the
+ * CWE has a row from each, next to each other in the index: `distinct` keeps one. `priority` is
+ * never NULL, so the plain directions match the index both ways (the id runs against the sort).
+ */
+function cwePageKeys(db: Kysely<Database>, params: CveListParams & { cwe: string }, perPage: number, offset: number) {
+  const { dir } = sortOf(params);
+  let keys = db
+    .selectFrom("cve_cwes")
+    .select(["cve_cwes.priority", "cve_cwes.cve_id"])
+    .distinct()
+    .where("cve_cwes.cwe_id", "=", params.cwe)
+    .where(cweRowCounts(dialectOf(db)));
+  if ((params.state ?? "published") === "published") {
+    // The few CVEs in another state, as cveFilter excludes them (by id: all this index holds of a CVE).
+    keys = keys.where("cve_cwes.cve_id", "not in", (eb) =>
+      eb
+        .selectFrom("cves as other_state")
+        .select("other_state.id")
+        .where((inner) => inner.or([inner("other_state.state", "<", "PUBLISHED"), inner("other_state.state", ">", "PUBLISHED")])),
+    );
+  }
+  return keys
+    .orderBy("cve_cwes.priority", dir)
+    .orderBy("cve_cwes.cve_id", dir === "desc" ? "asc" : "desc")
+    .limit(perPage)
+    .offset(offset);
+}
+
 /** The statement that reads one page of the list, found by `scan`. */
 export function cvePageQuery(db: Kysely<Database>, params: CveListParams, scan: Scan = "gather") {
   const perPage = params.per_page ?? CVE_PAGE_SIZE_DEFAULT;
   const offset = ((params.page ?? 1) - 1) * perPage;
+  if (params.cwe && sortOf(params).sort === "priority" && filtersByCweOnly(params)) {
+    // Whatever the scan: the index range reads the page's keys and those before it, nothing else.
+    const keys = db.selectFrom(cwePageKeys(db, { ...params, cwe: params.cwe }, perPage, offset).as("page")).select("page.cve_id");
+    return orderedCves(db, { state: "all", sort: params.sort, dir: params.dir }).where("cves.id", "in", keys).select(LIST_COLUMNS);
+  }
   if (scan === "walk" && dialectOf(db).walksKeysFirst && narrowsByRelatedRowsOnly(params)) {
     // The page's keys from the sort index alone (each step tests only the id it holds, and probes the
     // related table's index), then just those rows (SqlDialect.walksKeysFirst).

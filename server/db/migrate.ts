@@ -14,6 +14,7 @@ import * as m0011 from "./migrations/0011-cve-order-indexes";
 import * as m0012 from "./migrations/0012-cve-stats";
 import * as m0013 from "./migrations/0013-cve-exploits-key";
 import * as m0014 from "./migrations/0014-cve-version-lists";
+import * as m0015 from "./migrations/0015-cve-cwes-priority";
 
 /**
  * Migrations are listed here rather than discovered on disk so that they work
@@ -34,6 +35,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0012-cve-stats": m0012,
   "0013-cve-exploits-key": m0013,
   "0014-cve-version-lists": m0014,
+  "0015-cve-cwes-priority": m0015,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

@@ -163,6 +163,8 @@ export interface CveCwesTable {
   source: string;
   cwe_id: string;
   description: string | null;
+  /** The CVE's `cves.priority_score`, kept by the derived-columns refresh (migration 0015). */
+  priority: Generated<number>;
 }
 
 export interface CveSsvcTable {

@@ -257,6 +257,18 @@ async function refreshPriorities(trx: Kysely<Database>, scope: Scope | "rescore"
 }
 
 /**
+ * Copies the CVEs' priorities into their `cve_cwes` rows where they differ (migration 0015): after
+ * the priorities moved, and for the rows an import has just written (the column's default is 0).
+ * One set update over the CVEs in scope.
+ */
+async function refreshCwePriorities(trx: Kysely<Database>, scope: Expression<SqlBool>): Promise<void> {
+  await sql`
+    update cve_cwes set priority = c.priority_score
+    from cves c
+    where c.id = cve_cwes.cve_id and cve_cwes.priority <> c.priority_score and ${scope}`.execute(trx);
+}
+
+/**
  * Brings the denormalised evidence and the Radar priority of the touched
  * CVEs (or all) up to date, inside the import's transaction, so the list
  * never shows a half-updated ranking.
@@ -265,6 +277,7 @@ export async function refreshCveDerived(trx: Kysely<Database>, scope: Scope, now
   if (scope === "touched") await ensureRows(trx);
   await refreshEvidenceColumns(trx, scope, new Set(kinds));
   const moved = await refreshPriorities(trx, scope, now);
+  await refreshCwePriorities(trx, inScope(scope, sql.ref("cve_cwes.cve_id")));
   await refreshCveStats(trx);
   return moved;
 }
@@ -312,6 +325,8 @@ export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Prom
   // The rescore set is planned on fresh statistics (PostgreSQL; SQLite's planner needs none here).
   await dialectOf(trx).analyzeTable(trx, "staging.rescore");
   const rescored = await refreshPriorities(trx, "rescore", now);
+  // EPSS writes no CWE rows, and a CVE it is first to name (below) has none: only the rescored move.
+  await refreshCwePriorities(trx, sql<SqlBool>`cve_cwes.cve_id in (select id from ${rescore})`);
   const added = await insertEpssOnlyCves(trx, now);
   if (added > 0) {
     // A first import has just filled cves: what follows is planned on fresh statistics.

@@ -71,6 +71,7 @@ export const postgresDialect: SqlDialect = {
   resolvesKeysFirst: true,
   cveIndexKey: "id",
   walksKeysFirst: true,
+  probedSubqueryEnd: " offset 0",
   // Text columns are collated "C" already (textType); said again for expressions of other collations.
   binary: (column) => sql`${sql.ref(column)} collate "C"`,
 

@@ -60,6 +60,7 @@ export const sqliteDialect: SqlDialect = {
   resolvesKeysFirst: false,
   cveIndexKey: "seq",
   walksKeysFirst: false,
+  probedSubqueryEnd: "",
   // SQLite compares text byte by byte (BINARY) unless told otherwise.
   binary: (column) => sql.ref(column),
 

@@ -55,6 +55,17 @@ export interface SqlDialect {
    * holds everything the step tests; SQLite's walk reads only the rows it keeps.
    */
   readonly walksKeysFirst: boolean;
+  /**
+   * Ends a correlated `exists` subquery that should be probed row by row, for
+   * the few rows that reach it, never hashed whole. PostgreSQL turns such a
+   * subquery into a hash of the whole table when it expects many calls, even
+   * behind an `or` that rarely reaches it: the KEV stand-in test of a CWE
+   * filter hashed all 103,000 `cve_cwes` rows (17 ms of CWE-79's 36 ms page)
+   * to answer it for a dozen KEV rows. `offset 0` keeps the subquery as
+   * written (PostgreSQL's documented optimisation fence); SQLite probes it
+   * per row anyway and needs nothing (nor allows an offset without a limit).
+   */
+  readonly probedSubqueryEnd: string;
   /** `column collated byte by byte`: prefix ranges and ISO dates compare as SQLite compares them. */
   binary(column: string): RawBuilder<unknown>;
 
