@@ -4,14 +4,12 @@ import { cpus, freemem, loadavg, totalmem } from "node:os";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import SQLite from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
-import type { Database } from "../server/db/schema";
 import type { ChildServer } from "./load/child-server";
 import { startHealthzProbe, type ProbeSummary } from "./load/probe";
 import { count, logSummary, markdownTable, ms, percentile, section, targetTable, type Target } from "./load/report";
 import { BROWSER_HEADERS, mergeLoadFigures, runLoad, type LoadFigures } from "./load/run-load";
 import { BENCH_RATE_LIMITS, PROJECT_ROOT, readBuildId, startProductionServer, startStaticCeiling } from "./load/servers";
-import { buildUrlMix, mixSummary, type MixUrl } from "./load/url-mix";
+import { mixSummary, readSqliteUrlMix, type MixUrl } from "./load/url-mix";
 
 /**
  * `npm run bench:load [-- --db PATH --connections 200 --duration 60 --page /cve-radar --ceiling-only]`
@@ -98,15 +96,6 @@ async function withCpu<T>(server: ChildServer, run: () => Promise<T>): Promise<{
   };
 }
 const cores = (cpuSeconds: number | null) => (cpuSeconds === null ? "n/a" : `${(cpuSeconds / seconds).toFixed(2)} cores`);
-
-async function readMix(): Promise<MixUrl[]> {
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(databasePath, { readonly: true }) }) });
-  try {
-    return await buildUrlMix(db, buildId);
-  } finally {
-    await db.destroy();
-  }
-}
 
 async function dataSetLine(): Promise<string> {
   const sqlite = new SQLite(databasePath, { readonly: true });
@@ -249,7 +238,7 @@ function encodedSize(baseUrl: string, path: string): Promise<{ bytes: number; en
 /** Scenario 1: the mix, with `/healthz` probed beside it; returns its targets. */
 async function mixScenario(): Promise<Target[]> {
   const server = await track(startProductionServer(databasePath));
-  const fullMix = await readMix();
+  const fullMix = await readSqliteUrlMix(databasePath, buildId);
   const mixOrder = [...new Set(fullMix.map((url) => url.kind))];
   section(
     "URL mix (built from the data set)",

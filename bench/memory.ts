@@ -2,14 +2,11 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { parseArgs } from "node:util";
-import SQLite from "better-sqlite3";
-import { Kysely, SqliteDialect } from "kysely";
-import type { Database } from "../server/db/schema";
 import { SERVER_NODE_FLAGS } from "../server/runtime/server-heap";
 import { markdownTable, section } from "./load/report";
 import { BROWSER_HEADERS } from "./load/run-load";
 import { readBuildId, startProductionServer } from "./load/servers";
-import { buildUrlMix } from "./load/url-mix";
+import { readSqliteUrlMix } from "./load/url-mix";
 
 /**
  * `npm run bench:memory -- --db PATH [--settle 180]`
@@ -77,16 +74,7 @@ async function bareNodeCeiling(): Promise<Sample> {
   }
 }
 
-async function urlMix(): Promise<string[]> {
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(databasePath!, { readonly: true }) }) });
-  try {
-    return (await buildUrlMix(db, readBuildId())).map((url) => url.path);
-  } finally {
-    await db.destroy();
-  }
-}
-
-const paths = await urlMix();
+const paths = (await readSqliteUrlMix(databasePath, readBuildId())).map((url) => url.path);
 const ceiling = await bareNodeCeiling();
 const server = await startProductionServer(databasePath);
 const samples: Sample[] = [ceiling];

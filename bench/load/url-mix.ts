@@ -1,4 +1,5 @@
-import { sql, type Kysely } from "kysely";
+import SQLite from "better-sqlite3";
+import { Kysely, SqliteDialect, sql } from "kysely";
 import type { Database } from "../../server/db/schema";
 import { CVE_SORT_KEYS } from "../../shared/cve/list-params";
 import { canonicalIndicatorPath } from "../../shared/ioc/indicator-path";
@@ -291,4 +292,14 @@ export function mixSummary(mix: readonly MixUrl[]): Array<{ kind: RouteKind; url
   const counts = new Map<RouteKind, number>();
   for (const url of mix) counts.set(url.kind, (counts.get(url.kind) ?? 0) + 1);
   return [...counts].map(([kind, urls]) => ({ kind, urls }));
+}
+
+/** The mix of a SQLite file, read through a read-only connection of its own. */
+export async function readSqliteUrlMix(databasePath: string, buildId: string): Promise<MixUrl[]> {
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: new SQLite(databasePath, { readonly: true }) }) });
+  try {
+    return await buildUrlMix(db, buildId);
+  } finally {
+    await db.destroy();
+  }
 }
