@@ -33,6 +33,14 @@ export function cweRowCounts(dialect: SqlDialect): RawBuilder<SqlBool> {
 
 const KEV_SOURCE = "cisa-kev";
 
+/** The keys of the few CVEs outside the PUBLISHED state: two ranges of the state index, never a scan. */
+export function otherStateKeys<K extends "seq" | "id">(eb: Pick<ExpressionBuilder<Database, never>, "selectFrom">, key: K) {
+  return eb
+    .selectFrom("cves as other_state")
+    .select(`other_state.${key}` as `other_state.${K}`)
+    .where((inner) => inner.or([inner("other_state.state", "<", "PUBLISHED"), inner("other_state.state", ">", "PUBLISHED")]));
+}
+
 /**
  * Whether a CWE alone (in the published or every state) filters the list: its page by priority is then
  * a range of `cve_cwes_priority_idx`, which carries each CVE's priority (migration 0015).
@@ -97,16 +105,7 @@ export function cveFilter(eb: CveExpressions, params: CveListParams, dialect: Sq
     // rows for 25). So the few CVEs in another state are excluded by key, which every index holds.
     // On PostgreSQL that key is the id, which its sort indexes hold (SqlDialect.cveIndexKey).
     const key = dialect.cveIndexKey;
-    conditions.push(
-      eb(
-        `cves.${key}`,
-        "not in",
-        eb
-          .selectFrom("cves as other_state")
-          .select(`other_state.${key}`)
-          .where((inner) => inner.or([inner("other_state.state", "<", "PUBLISHED"), inner("other_state.state", ">", "PUBLISHED")])),
-      ),
-    );
+    conditions.push(eb(`cves.${key}`, "not in", otherStateKeys(eb, key)));
   } else if (state !== "all") {
     // Alone, the state's (state, severity) and (state, vendor) indexes cover counts and statistics.
     conditions.push(eb(column("cves.state"), "=", state.toUpperCase()));

@@ -5,7 +5,7 @@ import type { CveListPage, CveListRow } from "../../shared/cve/list-types";
 import type { CvesTable, Database } from "../db/schema";
 import type { Scan } from "../db/scan";
 import { countFrontHits } from "../db/walk-probe";
-import { cveFilter, cweRowCounts, filtersByCweOnly, narrowsByRelatedRowsOnly } from "./filters";
+import { cveFilter, cweRowCounts, filtersByCweOnly, narrowsByRelatedRowsOnly, otherStateKeys } from "./filters";
 
 const SORT_COLUMNS = {
   priority: "cves.priority_score",
@@ -136,12 +136,7 @@ function cwePageKeys(db: Kysely<Database>, params: CveListParams & { cwe: string
     .where(cweRowCounts(dialectOf(db)));
   if ((params.state ?? "published") === "published") {
     // The few CVEs in another state, as cveFilter excludes them (by id: all this index holds of a CVE).
-    keys = keys.where("cve_cwes.cve_id", "not in", (eb) =>
-      eb
-        .selectFrom("cves as other_state")
-        .select("other_state.id")
-        .where((inner) => inner.or([inner("other_state.state", "<", "PUBLISHED"), inner("other_state.state", ">", "PUBLISHED")])),
-    );
+    keys = keys.where("cve_cwes.cve_id", "not in", (eb) => otherStateKeys(eb, "id"));
   }
   return keys
     .orderBy("cve_cwes.priority", dir)
