@@ -20,36 +20,30 @@ const indexNulls = (dir: Direction) => (dir === "desc" ? "nulls last" : "nulls f
 type SortKey = (column: `indicators.${keyof IndicatorsTable}`, type: "text" | "integer") => string;
 const asIs: SortKey = (column) => column;
 
+type Ordering = { column: `indicators.${keyof IndicatorsTable}`; order: (dir: Direction, key: SortKey) => string };
+
+/**
+ * One column, ties broken by id the other way. A column that may be NULL keeps them last either way;
+ * one that never is spells the NULL position as its index has it, which SQLite reads as its default
+ * and PostgreSQL needs to match the index at all (its DESC puts NULLs first unless told).
+ */
+const byColumn = (column: Ordering["column"], type: "text" | "integer", nullable: boolean): Ordering => ({
+  column,
+  order: (dir, key) => `${key(column, type)} ${dir} ${nullable ? "nulls last" : indexNulls(dir)}, indicators.id ${reverse(dir)}`,
+});
+
 /**
  * Each sort's ORDER BY, written to match its index (server/db/ioc-tables.ts)
  * in either direction, with an explicit tie-breaker so pages never overlap:
  * missing values (an undated indicator, no confidence) come last whichever
  * way a column is sorted.
  */
-const ORDERINGS: Record<IocSortKey, { column: `indicators.${keyof IndicatorsTable}`; order: (dir: Direction, key: SortKey) => string }> = {
-  last_seen: {
-    column: "indicators.last_seen",
-    order: (dir, key) => `${key("indicators.last_seen", "text")} ${dir} nulls last, indicators.id ${reverse(dir)}`,
-  },
-  first_seen: {
-    column: "indicators.first_seen",
-    order: (dir, key) => `${key("indicators.first_seen", "text")} ${dir} nulls last, indicators.id ${reverse(dir)}`,
-  },
-  // Never NULL: the NULL position is spelled as the index has it either way, which SQLite reads as its
-  // default and PostgreSQL needs to match the index at all (its DESC puts NULLs first unless told).
-  listed_since: {
-    column: "indicators.listed_since",
-    order: (dir, key) => `${key("indicators.listed_since", "text")} ${dir} ${indexNulls(dir)}, indicators.id ${reverse(dir)}`,
-  },
-  confidence: {
-    column: "indicators.confidence",
-    order: (dir, key) => `${key("indicators.confidence", "integer")} ${dir} nulls last, indicators.id ${reverse(dir)}`,
-  },
-  // Never NULL either (see listed_since).
-  sources: {
-    column: "indicators.source_count",
-    order: (dir, key) => `${key("indicators.source_count", "integer")} ${dir} ${indexNulls(dir)}, indicators.id ${reverse(dir)}`,
-  },
+const ORDERINGS: Record<IocSortKey, Ordering> = {
+  last_seen: byColumn("indicators.last_seen", "text", true),
+  first_seen: byColumn("indicators.first_seen", "text", true),
+  listed_since: byColumn("indicators.listed_since", "text", false),
+  confidence: byColumn("indicators.confidence", "integer", true),
+  sources: byColumn("indicators.source_count", "integer", false),
   // Within a type, newest first (the type index's own order, walked backwards for "desc").
   type: {
     column: "indicators.type",
