@@ -44,7 +44,7 @@ export interface ImportStore {
  * as fast as 128 MB did, and keeps their peak RSS at 360 and 343 MB instead
  * of 615 and 706 MB.
  */
-const IMPORT_CACHE_KIB = 32 * 1024;
+export const IMPORT_CACHE_KIB = 32 * 1024;
 
 /** `pragma auto_vacuum`'s value for incremental. */
 const INCREMENTAL = 2;
