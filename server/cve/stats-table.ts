@@ -24,6 +24,28 @@ export async function refreshCveStats(db: Kysely<Database>): Promise<void> {
   );
 }
 
+/**
+ * Counts `added` CVEs just created with nothing but their id: published, no
+ * KEV entry, exploit, CVSS score, vendor or publication date (the CVEs EPSS
+ * is first to name). They all share one row of the table, so a first EPSS
+ * import (about 300,000 of them) adds to one count instead of refilling the
+ * table from every CVE.
+ */
+export async function countBareCves(db: Kysely<Database>, added: number): Promise<void> {
+  if (added === 0) return;
+  const bare = { state: "PUBLISHED", kev: 0, exploited: 0, severity: "NONE", day: "" } as const;
+  const { numUpdatedRows } = await db
+    .updateTable("cve_stats")
+    .set((eb) => ({ count: eb("count", "+", added) }))
+    .where((eb) => eb.and([eb.and(bare), eb("vendor", "is", null)]))
+    .executeTakeFirstOrThrow();
+  if (numUpdatedRows === 0n)
+    await db
+      .insertInto("cve_stats")
+      .values({ ...bare, vendor: null, count: added })
+      .execute();
+}
+
 /** The filters the table answers: state, severity, KEV, exploited and the publication range, and nothing else. */
 export function statsTableAnswers(params: CveListParams): boolean {
   return (
