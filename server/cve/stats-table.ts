@@ -1,4 +1,4 @@
-import { sql, type Expression, type ExpressionBuilder, type Kysely, type SqlBool } from "kysely";
+import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 import type { CveListParams } from "../../shared/cve/list-params";
 import type { Database } from "../db/schema";
 
@@ -14,14 +14,77 @@ import type { Database } from "../db/schema";
  */
 export async function refreshCveStats(db: Kysely<Database>): Promise<void> {
   await db.deleteFrom("cve_stats").execute();
-  await sql`
-    insert into cve_stats (state, kev, exploited, severity, vendor, day, count)
-    select state, kev, case when exploit_count > 0 then 1 else 0 end, coalesce(cvss_severity, 'NONE'), vendor,
-      coalesce(substr(date_published, 1, 10), ''), count(*)
-    from cves
-    group by state, kev, case when exploit_count > 0 then 1 else 0 end, coalesce(cvss_severity, 'NONE'), vendor, coalesce(substr(date_published, 1, 10), '')`.execute(
-    db,
+  await sql`insert into cve_stats (${STATS_COLUMNS}, count) select ${STATS_KEY}, count(*) from cves group by ${STATS_KEY}`.execute(db);
+}
+
+/** A CVE's row of the table: the table's columns, as computed from the CVE's. */
+const STATS_KEY = sql`state, kev, case when exploit_count > 0 then 1 else 0 end, coalesce(cvss_severity, 'NONE'), vendor, coalesce(substr(date_published, 1, 10), '')`;
+const STATS_COLUMNS = sql`state, kev, exploited, severity, vendor, day`;
+/** Compares two rows' keys (`vendor` is null for a CVE without one). */
+const sameKey = (a: string, b: string) =>
+  sql.join(
+    ["state", "kev", "exploited", "severity", "day"]
+      .map((column) => sql`${sql.ref(`${a}.${column}`)} = ${sql.ref(`${b}.${column}`)}`)
+      .concat(sql`${sql.ref(`${a}.vendor`)} is not distinct from ${sql.ref(`${b}.vendor`)}`),
+    sql` and `,
   );
+
+/** The counts a change takes out (negative) and puts back (positive): a temporary table, needing no staging area. */
+const change = sql.table("cve_stats_change");
+const net = sql.table("cve_stats_net");
+
+/**
+ * Starts an update of the table for a change to a few CVEs (`ids` selects
+ * their ids): takes them out of the counts as they are now. An import that
+ * touches 1,404 CVEs (KEV) thus counts those twice instead of every CVE
+ * once (360,000 wide rows read, and the whole table rewritten). Only for a
+ * change made after this call.
+ */
+export async function beginStatsChange(db: Kysely<Database>, ids: RawBuilder<unknown>): Promise<void> {
+  await sql`drop table if exists ${change}`.execute(db);
+  await sql`
+    create temporary table ${change} (
+      state text not null, kev integer not null, exploited integer not null, severity text not null, vendor text, day text not null, count integer not null
+    )`.execute(db);
+  await sql`insert into ${change} (${STATS_COLUMNS}, count) select ${STATS_KEY}, -count(*) from cves where id in (${ids}) group by ${STATS_KEY}`.execute(db);
+}
+
+/** Ends it: counts the same CVEs as they are now, and applies the difference (rows that reach 0 go, as a refill leaves none). */
+export async function endStatsChange(db: Kysely<Database>, ids: RawBuilder<unknown>): Promise<void> {
+  await sql`insert into ${change} (${STATS_COLUMNS}, count) select ${STATS_KEY}, count(*) from cves where id in (${ids}) group by ${STATS_KEY}`.execute(db);
+  await sql`drop table if exists ${net}`.execute(db);
+  await sql`
+    create temporary table ${net} as
+    select ${STATS_COLUMNS}, sum(count) as count from ${change} group by ${STATS_COLUMNS} having sum(count) <> 0`.execute(db);
+  await sql`update cve_stats set count = cve_stats.count + n.count from ${net} n where ${sameKey("n", "cve_stats")}`.execute(db);
+  await sql`
+    insert into cve_stats (${STATS_COLUMNS}, count)
+    select ${STATS_COLUMNS}, count from ${net} n where not exists (select 1 from cve_stats s where ${sameKey("n", "s")})`.execute(db);
+  await sql`delete from cve_stats where count = 0`.execute(db);
+  await sql`drop table ${change}`.execute(db);
+  await sql`drop table ${net}`.execute(db);
+}
+
+/**
+ * Counts `added` CVEs just created with nothing but their id: published, no
+ * KEV entry, exploit, CVSS score, vendor or publication date (the CVEs EPSS
+ * is first to name). They all share one row of the table, so a first EPSS
+ * import (about 300,000 of them) adds to one count instead of refilling the
+ * table from every CVE.
+ */
+export async function countBareCves(db: Kysely<Database>, added: number): Promise<void> {
+  if (added === 0) return;
+  const bare = { state: "PUBLISHED", kev: 0, exploited: 0, severity: "NONE", day: "" } as const;
+  const { numUpdatedRows } = await db
+    .updateTable("cve_stats")
+    .set((eb) => ({ count: eb("count", "+", added) }))
+    .where((eb) => eb.and([eb.and(bare), eb("vendor", "is", null)]))
+    .executeTakeFirstOrThrow();
+  if (numUpdatedRows === 0n)
+    await db
+      .insertInto("cve_stats")
+      .values({ ...bare, vendor: null, count: added })
+      .execute();
 }
 
 /** The filters the table answers: state, severity, KEV, exploited and the publication range, and nothing else. */

@@ -1,6 +1,6 @@
 import { sql } from "kysely";
 import type { KevEntry } from "../../feeds/cve/records";
-import { refreshCveDerived, TOUCHED_CVES } from "../derived";
+import { refreshEvidenceDerived, TOUCHED_CVES } from "../derived";
 import { chunk, type Importer } from "../engine/importer";
 import { changedRecords, classifyRecords, RECORDS_TABLE, saveRecordHashes, stageRecord, withdrawnKeys } from "../engine/keyed-records";
 import { countHashes } from "./cve-records-import";
@@ -58,7 +58,7 @@ export function kevImporter(): Importer<KevEntry> {
           await touch(ids);
         }
         await saveRecordHashes(trx, ctx.source);
-        await refreshCveDerived(trx, "touched", ctx.now, ["kev"]);
+        await refreshEvidenceDerived(trx, ctx.now, ["kev"]);
       });
     },
     countRecords: countHashes,

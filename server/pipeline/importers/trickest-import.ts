@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { TrickestRecord } from "../../feeds/cve/records";
 import { displayName } from "../../cve/display-name";
-import { refreshCveDerived, TOUCHED_CVES } from "../derived";
+import { refreshEvidenceDerived, TOUCHED_CVES } from "../derived";
 import { contentHash, type Importer } from "../engine/importer";
 import type { StagingOut } from "../engine/staging";
 import { classifyStaged, replaceChildRows, saveStagedHashes, stagedRecordTable, type ChildTable } from "../engine/staged-records";
@@ -59,7 +59,7 @@ export function trickestImporter(): Importer<TrickestRecord> {
         await sql`insert into ${sql.table("staging.touched_cves")} (id) select record_key from ${sql.table("staging.changed")}`.execute(trx);
         await saveStagedHashes(trx, ctx.source, "trickest_pages");
         // Trickest's pages give exploits; their products and CWEs are not copied into `cves`.
-        await refreshCveDerived(trx, "touched", ctx.now, ["exploits"]);
+        await refreshEvidenceDerived(trx, ctx.now, ["exploits"]);
       });
     },
     countRecords: countHashes,

@@ -3,6 +3,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { aggregateCveStats, statsFromTable } from "../../../server/cve/stats";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import { priorityOf } from "../../../server/pipeline/derived";
 import { syncSource } from "../../../server/pipeline/sync";
@@ -88,5 +89,31 @@ describe("EPSS import", () => {
     expect(await cve(EPSS_ONLY)).toMatchObject({ epss: 0.4, epss_percentile: 0.7, epss_7d_ago: 0.2, priority_score: 10 });
     expect(await cve(EPSS_ONLY_2)).toMatchObject({ epss: 0.1, priority_score: 2.5 });
     expect((await cve(KEV_CVE)).priority_score).toBe(await expectedPriority(KEV_CVE));
+  });
+
+  it("counts the CVEs it is first to name in the statistics table as a recount of every CVE would", async () => {
+    await sync("cisa-kev", { SOURCE_CISA_KEV_URL: KEV_JSON });
+    const charts = async () => {
+      for (const params of [{}, { state: "all" as const }]) {
+        const [fromTable, aggregated] = await Promise.all([statsFromTable(db.db, params), aggregateCveStats(db.db, params)]);
+        expect(fromTable).toEqual(aggregated);
+      }
+      return db.db.selectFrom("cve_stats").select("count").where("vendor", "is", null).where("day", "=", "").where("kev", "=", 0).execute();
+    };
+    // The first EPSS-only CVEs start their row of the table; later ones add to it.
+    await sync("epss", {
+      SOURCE_EPSS_URL: await epssFile("day1.csv.gz", "2024-05-20", [
+        [KEV_CVE, 0.5, 0.9],
+        [EPSS_ONLY, 0.2, 0.5],
+      ]),
+    });
+    expect(await charts()).toEqual([{ count: 1 }]);
+    await sync("epss", {
+      SOURCE_EPSS_URL: await epssFile("day2.csv.gz", "2024-05-21", [
+        [EPSS_ONLY, 0.2, 0.5],
+        [EPSS_ONLY_2, 0.1, 0.3],
+      ]),
+    });
+    expect(await charts()).toEqual([{ count: 2 }]);
   });
 });
