@@ -291,11 +291,17 @@ async function refreshCwePriorities(trx: Kysely<Database>, scope: Expression<Sql
  * never shows a half-updated ranking.
  */
 export async function refreshCveDerived(trx: Kysely<Database>, scope: Scope, now: Date, kinds: readonly EvidenceKind[] = EVIDENCE_KINDS): Promise<number> {
+  const moved = await refreshDerivedColumns(trx, scope, now, kinds);
+  await refreshCveStats(trx);
+  return moved;
+}
+
+/** The evidence columns, the priorities and their `cve_cwes` copies of the CVEs in scope; not the statistics table. */
+async function refreshDerivedColumns(trx: Kysely<Database>, scope: Scope, now: Date, kinds: readonly EvidenceKind[]): Promise<number> {
   if (scope === "touched") await ensureRows(trx);
   await refreshEvidenceColumns(trx, scope, new Set(kinds));
   const moved = await refreshPriorities(trx, scope, now);
   await refreshCwePriorities(trx, inScope(scope, sql.ref("cve_cwes.cve_id")));
-  await refreshCveStats(trx);
   return moved;
 }
 
@@ -319,10 +325,7 @@ export async function refreshEvidenceDerived(trx: Kysely<Database>, now: Date, k
     Number((await sql<{ n: number | string }>`select count(*) as n from ${table}`.execute(trx)).rows[0]?.n ?? 0);
   const fewTouched = (await count(touched)) <= STATS_CHANGE_MAX_SHARE * (await count(sql.table("cves")));
   if (fewTouched) await beginStatsChange(trx, ids);
-  await ensureRows(trx);
-  await refreshEvidenceColumns(trx, "touched", new Set(kinds));
-  const moved = await refreshPriorities(trx, "touched", now);
-  await refreshCwePriorities(trx, inScope("touched", sql.ref("cve_cwes.cve_id")));
+  const moved = await refreshDerivedColumns(trx, "touched", now, kinds);
   await (fewTouched ? endStatsChange(trx, ids) : refreshCveStats(trx));
   return moved;
 }
