@@ -29,6 +29,6 @@ describe.runIf(process.platform === "linux")("the import process's CPU priority"
   });
 
   it("is never raised: a process already nicer than that keeps its value", () => {
-    expect(new Set(threadNicenessAfter("lowerImportPriority();", 15))).toEqual(new Set([15]));
+    expect(new Set(threadNicenessAfter("lowerImportPriority(10);", 15))).toEqual(new Set([15]));
   });
 });
