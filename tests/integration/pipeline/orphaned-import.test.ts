@@ -57,24 +57,29 @@ describe("an import whose server is killed", () => {
       },
       { built: true },
     );
-    await waitForHealthy(server.url);
-    const importPid = await waitFor("the import process to take the lock", lockHolderPid);
-    expect(importPid).not.toBe(server.child.pid);
-    // The import yields the CPU to the server that serves pages beside it.
-    expect(getPriority(importPid)).toBe(IMPORT_NICENESS);
-
-    server.child.kill("SIGKILL");
-    await server.exited;
-    await waitFor("the import process to end", () => !isAlive(importPid));
-    // It rolled back, recorded no success, and released the lock on its way out.
-    expect(lockHolderPid()).toBeNull();
-    const db = new SQLite(database, { readonly: true });
     try {
-      const epss = db.prepare("select last_success_at from sources where name = 'epss'").get() as { last_success_at: string | null } | undefined;
-      expect(epss?.last_success_at ?? null).toBeNull();
-      expect((db.prepare("select count(*) as n from epss_scores").get() as { n: number }).n).toBe(0);
+      await waitForHealthy(server.url);
+      const importPid = await waitFor("the import process to take the lock", lockHolderPid);
+      expect(importPid).not.toBe(server.child.pid);
+      // The import yields the CPU to the server that serves pages beside it.
+      expect(getPriority(importPid)).toBe(IMPORT_NICENESS);
+
+      server.child.kill("SIGKILL");
+      await server.exited;
+      await waitFor("the import process to end", () => !isAlive(importPid));
+      // It rolled back, recorded no success, and released the lock on its way out.
+      expect(lockHolderPid()).toBeNull();
+      const db = new SQLite(database, { readonly: true });
+      try {
+        const epss = db.prepare("select last_success_at from sources where name = 'epss'").get() as { last_success_at: string | null } | undefined;
+        expect(epss?.last_success_at ?? null).toBeNull();
+        expect((db.prepare("select count(*) as n from epss_scores").get() as { n: number }).n).toBe(0);
+      } finally {
+        db.close();
+      }
     } finally {
-      db.close();
+      // A failed expectation before the kill must not leave a server importing on its own (its scheduler is on).
+      if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGKILL");
     }
   });
 });
