@@ -16,6 +16,7 @@ import { readBuildInfo, readClientAssets } from "../server/ssr/assets";
 import { loadBuiltRenderer } from "../server/ssr/load-renderer";
 import { pageRoutes } from "../shared/routes/page-routes";
 import { cveHttp, cveQueryBreakdown } from "./cve-bench";
+import { homeOverviewCold } from "./home-bench";
 import { compressionTable, gzipSize, latencyRow, measure, measured, printTable, type LatencySummary } from "./http-bench";
 import { iocBenchClock, iocDetailBreakdown, iocHttp, iocQueryBreakdown } from "./ioc-bench";
 import { ROUTE_JS_BUDGET_GZIP, routeBundles } from "./route-bundles";
@@ -30,7 +31,8 @@ import { ROUTE_JS_BUDGET_GZIP, routeBundles } from "./route-bundles";
  * BENCH_DATABASE): where the lists' time goes for every page query (row
  * page by each plan, the plan the service picks, whether the plan walks an
  * index or sorts / scans the table, count and chart statistics, cold and
- * cached), the detail page's queries and their plans, then server-render
+ * cached), the detail page's queries and their plans, the home overview's
+ * queries with every cache empty (bench/home-bench.ts), then server-render
  * time of every page (lists default and filtered, detail pages, home), API
  * latency for filter / sort / search combinations, a 10,000-indicator bulk
  * lookup, and the bytes the browser receives per route (skipped with
@@ -97,6 +99,7 @@ console.log(
 );
 
 if (!values["http-only"]) {
+  if (!values["ioc-only"]) await homeOverviewCold(database.db, clock, Math.min(runs, 50));
   if (target.kind === "sqlite") {
     // Query plans as SQLite explains them: PostgreSQL's planner is read with EXPLAIN ANALYZE by hand.
     if (!values["ioc-only"]) await cveQueryBreakdown(database.db);

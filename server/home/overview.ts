@@ -15,7 +15,13 @@ const LIST_SIZE = 10;
 const daysAgo = (now: Date, days: number) => new Date(now.getTime() - days * DAY_MS).toISOString();
 const count = (row: { n: number | string | bigint } | undefined) => Number(row?.n ?? 0);
 
-/** Indicators per day (of the publishers' last-seen times) by type over the 90 days up to the newest. */
+/**
+ * Indicators per day (of the publishers' last-seen times) by type over the 90
+ * days up to the newest, summed from `indicator_stats` (server/ioc/stats-table.ts),
+ * which every import keeps equal to the same aggregate over `indicators`: the
+ * first view after an import (and each hour's) reads a few thousand of its
+ * rows instead of 90 days of indicators.
+ */
 async function indicatorsPerDay(db: Kysely<Database>): Promise<HomeData["indicatorChart"]> {
   const newest = await db
     .selectFrom("indicators")
@@ -25,10 +31,10 @@ async function indicatorsPerDay(db: Kysely<Database>): Promise<HomeData["indicat
   const end = Date.parse(`${newest.d.slice(0, 10)}T00:00:00Z`);
   const days = Array.from({ length: CHART_DAYS }, (_, i) => new Date(end - (CHART_DAYS - 1 - i) * DAY_MS).toISOString().slice(0, 10));
   const rows = await db
-    .selectFrom("indicators")
-    .select([sql<string>`substr(last_seen, 1, 10)`.as("day"), "type"])
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("last_seen", ">=", days[0]!)
+    .selectFrom("indicator_stats")
+    .select(["day", "type"])
+    .select((eb) => eb.fn.sum<number>("count").as("n"))
+    .where("day", ">=", days[0]!)
     .groupBy(["day", "type"])
     .execute();
   const index = new Map(days.map((day, i) => [day, i]));
@@ -66,11 +72,12 @@ export async function queryHomeOverview({ db, cves, cached, pipelineConfig }: Ho
       .executeTakeFirst();
   const [figures, top, newestKev, newestIndicators, cveStats, indicatorChart, sources] = await Promise.all([
     cached(`home-figures|${hour}`, async () => {
+      // The totals are sums over the statistics tables, which every import keeps equal to a count of every row.
       const [tracked, day, week, newest, kev, kev30, indicators, seen24h, newestSeen] = await Promise.all([
         db
-          .selectFrom("cves")
+          .selectFrom("cve_stats")
           .where("state", "=", "PUBLISHED")
-          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .select(sql<number>`coalesce(sum(count), 0)`.as("n"))
           .executeTakeFirst(),
         publishedSince(daysAgo(now, 1)),
         publishedSince(daysAgo(now, 7)),
@@ -88,8 +95,8 @@ export async function queryHomeOverview({ db, cves, cached, pipelineConfig }: Ho
           .select((eb) => eb.fn.countAll<number>().as("n"))
           .executeTakeFirst(),
         db
-          .selectFrom("indicators")
-          .select((eb) => eb.fn.countAll<number>().as("n"))
+          .selectFrom("indicator_stats")
+          .select(sql<number>`coalesce(sum(count), 0)`.as("n"))
           .executeTakeFirst(),
         // The publishers' times only: a listing no feed dated was not "seen" at any time.
         db

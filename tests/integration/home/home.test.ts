@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import { join } from "node:path";
 import pino from "pino";
+import { sql } from "kysely";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { parseMispFeedTar } from "../../../server/feeds/ioc/misp";
@@ -10,6 +11,7 @@ import type { ParseResult } from "../../../server/feeds/toolkit/result";
 import type { IocSighting } from "../../../server/feeds/ioc/sighting";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import { syncSource } from "../../../server/pipeline/sync";
+import type { HomeData } from "../../../shared/types/home";
 import { formatCount } from "../../../shared/util/format";
 import { kevCatalogue, rawCveRecords, utcTimestamp } from "../../helpers/source-files";
 import { DATA_DIR } from "../../helpers/paths";
@@ -84,6 +86,29 @@ describe("home page on the snapshot data", () => {
     expect(seen24h).toBeGreaterThan(0);
     expect(figure(html, "Indicators seen in the last 24 h")).toContain(`<strong>${formatCount(seen24h)}</strong>`);
     expect(html).not.toContain("not imported yet</span></dd>");
+  });
+
+  it("charts the indicators per day and type that the indicators table holds, over the 90 days up to the newest", async () => {
+    const home = (await request(t.app).get(`/_payload.json?${t.buildId}`).expect(200)).body.data as HomeData;
+    const { days, byType } = home.indicatorChart;
+    expect(days).toHaveLength(90);
+    const newest = await t.database.db
+      .selectFrom("indicators")
+      .select((eb) => eb.fn.max("last_seen").as("d"))
+      .executeTakeFirstOrThrow();
+    expect(days.at(-1)).toBe(newest.d!.slice(0, 10));
+    // The same aggregate over every indicator, which the chart no longer reads.
+    const rows = await t.database.db
+      .selectFrom("indicators")
+      .select([sql<string>`substr(last_seen, 1, 10)`.as("day"), "type"])
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("last_seen", ">=", days[0]!)
+      .groupBy(["day", "type"])
+      .execute();
+    const expected: Record<string, number[]> = {};
+    for (const row of rows) (expected[row.type] ??= days.map(() => 0))[days.indexOf(row.day)] = Number(row.n);
+    expect(rows.length).toBeGreaterThan(90);
+    expect(byType).toEqual(expected);
   });
 
   it("lists the top of the CVE radar and the newest KEV additions, newest first", async () => {
