@@ -4,6 +4,7 @@ import { dirname } from "node:path";
 import { Kysely, sql, SqliteDialect } from "kysely";
 import { dialectOf, type SqlDialect } from "../../db/dialect";
 import type { Database } from "../../db/schema";
+import { copyFts5Index } from "../../db/sqlite/fts5-copy";
 import { applyWritePragmas } from "../../db/sqlite/pragmas";
 import { createPostgresPool, postgresKysely } from "../../db/postgres/pool";
 import type { DatabaseTarget } from "../../db/target";
@@ -23,6 +24,12 @@ export interface ImportStore {
   readonly rebuildsLargeMerges: boolean;
   /** Lets the WAL be reused between the statements of a large merge. */
   checkpoint(): Promise<void>;
+  /**
+   * Fills a large merge's next-generation value search index (`to`, empty)
+   * with a copy of the served one (`from`); false when it cannot copy, and
+   * the merge then indexes every value again. Only where rebuildsLargeMerges.
+   */
+  copyValueSearchIndex(from: string, to: string): Promise<boolean>;
   /**
    * Gives the file's free pages back to the file system, in bounded steps
    * (the WAL checkpointed between them), after a large merge dropped the
@@ -67,6 +74,7 @@ export function openSqliteImportStore(path: string): ImportStore {
     async checkpoint() {
       await sql`pragma wal_checkpoint(passive)`.execute(db);
     },
+    copyValueSearchIndex: async (from, to) => copyFts5Index(path, from, to),
     async reclaimFreePages() {
       if (sqlite.pragma("auto_vacuum", { simple: true }) !== INCREMENTAL) return;
       while (Number(sqlite.pragma("freelist_count", { simple: true })) > 0) {
@@ -104,6 +112,8 @@ export function openPostgresImportStore(url: string): ImportStore {
     openStaging: () => openPostgresStaging(pool),
     rebuildsLargeMerges: false,
     async checkpoint() {},
+    // Never asked: PostgreSQL merges in place, and its value search index is an index of the table.
+    copyValueSearchIndex: async () => false,
     // Autovacuum gives dead rows' space back to the tables on its own schedule.
     async reclaimFreePages() {},
     async indexStaging(on, table, columns, notNull) {

@@ -375,7 +375,9 @@ async function rebuild(ctx: MergeContext, complete: boolean): Promise<void> {
     await sql`insert into ${sql.table(`${table}${NEXT_SUFFIX}`)} select * from ${sql.table(table)}`.execute(db);
     await between();
   }
-  await sql`insert into ${next.fts} (rowid, value) select id, value from indicators`.execute(db);
+  // Indicators are never deleted, so the served index is the next one's start.
+  if (!(await ctx.store.copyValueSearchIndex("indicators_fts", `indicators${NEXT_SUFFIX}_fts`)))
+    await sql`insert into ${next.fts} (rowid, value) select id, value from indicators`.execute(db);
   await between();
   await apply(db, ctx, next, complete, between);
   await createIocIndexes(db, NEXT_SUFFIX, generation);
