@@ -40,6 +40,11 @@ const STATS_KEY_OF_CVE = sql.join(STATS_KEY.map(({ of }) => of));
 /** The counts a change takes out (negative) and puts back (positive): a temporary table, needing no staging area. */
 const change = sql.table("cve_stats_change");
 
+/** Counts the CVEs `ids` selects, as they are now, into the change: `sign` each. */
+const countIntoChange = (db: Kysely<Database>, ids: RawBuilder<unknown>, sign: 1 | -1) =>
+  sql`insert into ${change} (${STATS_COLUMNS}, n)
+    select ${STATS_KEY_OF_CVE}, ${sql.lit(sign)} * count(*) from cves where id in (${ids}) group by ${STATS_KEY_OF_CVE}`.execute(db);
+
 /**
  * Starts an update of the table for a change to a few CVEs (`ids` selects
  * their ids): takes them out of the counts as they are now. An import that
@@ -53,16 +58,12 @@ export async function beginStatsChange(db: Kysely<Database>, ids: RawBuilder<unk
     create temporary table ${change} (
       state text not null, kev integer not null, exploited integer not null, severity text not null, vendor text, day text not null, n integer not null
     )`.execute(db);
-  await sql`insert into ${change} (${STATS_COLUMNS}, n) select ${STATS_KEY_OF_CVE}, -count(*) from cves where id in (${ids}) group by ${STATS_KEY_OF_CVE}`.execute(
-    db,
-  );
+  await countIntoChange(db, ids, -1);
 }
 
 /** Ends it: counts the same CVEs as they are now, and applies the difference (rows that reach 0 go, as a refill leaves none). */
 export async function endStatsChange(db: Kysely<Database>, ids: RawBuilder<unknown>): Promise<void> {
-  await sql`insert into ${change} (${STATS_COLUMNS}, n) select ${STATS_KEY_OF_CVE}, count(*) from cves where id in (${ids}) group by ${STATS_KEY_OF_CVE}`.execute(
-    db,
-  );
+  await countIntoChange(db, ids, 1);
   await addSignedCounts(db, CVE_STATS, change);
   await sql`drop table ${change}`.execute(db);
 }
