@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 import type { CveListParams } from "../../shared/cve/list-params";
 import type { Database } from "../db/schema";
+import { addSignedCounts, type CountsTable } from "../db/signed-counts";
 
 /**
  * `cve_stats`: how many CVEs share each state, KEV flag, exploited flag,
@@ -14,24 +15,35 @@ import type { Database } from "../db/schema";
  */
 export async function refreshCveStats(db: Kysely<Database>): Promise<void> {
   await db.deleteFrom("cve_stats").execute();
-  await sql`insert into cve_stats (${STATS_COLUMNS}, count) select ${STATS_KEY}, count(*) from cves group by ${STATS_KEY}`.execute(db);
+  await sql`insert into cve_stats (${STATS_COLUMNS}, count) select ${STATS_KEY_OF_CVE}, count(*) from cves group by ${STATS_KEY_OF_CVE}`.execute(db);
 }
 
-/** A CVE's row of the table: the table's columns, as computed from the CVE's. */
-const STATS_KEY = sql`state, kev, case when exploit_count > 0 then 1 else 0 end, coalesce(cvss_severity, 'NONE'), vendor, coalesce(substr(date_published, 1, 10), '')`;
-const STATS_COLUMNS = sql`state, kev, exploited, severity, vendor, day`;
-/** Compares two rows' keys (`vendor` is null for a CVE without one). */
-const sameKey = (a: string, b: string) =>
-  sql.join(
-    ["state", "kev", "exploited", "severity", "day"]
-      .map((column) => sql`${sql.ref(`${a}.${column}`)} = ${sql.ref(`${b}.${column}`)}`)
-      .concat(sql`${sql.ref(`${a}.vendor`)} is not distinct from ${sql.ref(`${b}.vendor`)}`),
-    sql` and `,
-  );
+/**
+ * The table's key, each column with how a CVE's row computes it: the one
+ * description the fill, the counted changes and the bare CVEs' row are all
+ * built from.
+ */
+const STATS_KEY = [
+  { column: "state", of: sql`state` },
+  { column: "kev", of: sql`kev` },
+  { column: "exploited", of: sql`case when exploit_count > 0 then 1 else 0 end` },
+  { column: "severity", of: sql`coalesce(cvss_severity, 'NONE')` },
+  // Null for a CVE without one.
+  { column: "vendor", of: sql`vendor`, nullable: true },
+  { column: "day", of: sql`coalesce(substr(date_published, 1, 10), '')` },
+] as const;
+const CVE_STATS: CountsTable = { table: "cve_stats", key: STATS_KEY, count: "count" };
+const STATS_COLUMNS = sql.join(STATS_KEY.map(({ column }) => sql.ref(column)));
+/** A CVE's key, computed from the columns of `cves` (or of a row that has the same). */
+const STATS_KEY_OF_CVE = sql.join(STATS_KEY.map(({ of }) => of));
 
 /** The counts a change takes out (negative) and puts back (positive): a temporary table, needing no staging area. */
 const change = sql.table("cve_stats_change");
-const net = sql.table("cve_stats_net");
+
+/** Counts the CVEs `ids` selects, as they are now, into the change: `sign` each. */
+const countIntoChange = (db: Kysely<Database>, ids: RawBuilder<unknown>, sign: 1 | -1) =>
+  sql`insert into ${change} (${STATS_COLUMNS}, n)
+    select ${STATS_KEY_OF_CVE}, ${sql.lit(sign)} * count(*) from cves where id in (${ids}) group by ${STATS_KEY_OF_CVE}`.execute(db);
 
 /**
  * Starts an update of the table for a change to a few CVEs (`ids` selects
@@ -44,25 +56,16 @@ export async function beginStatsChange(db: Kysely<Database>, ids: RawBuilder<unk
   await sql`drop table if exists ${change}`.execute(db);
   await sql`
     create temporary table ${change} (
-      state text not null, kev integer not null, exploited integer not null, severity text not null, vendor text, day text not null, count integer not null
+      state text not null, kev integer not null, exploited integer not null, severity text not null, vendor text, day text not null, n integer not null
     )`.execute(db);
-  await sql`insert into ${change} (${STATS_COLUMNS}, count) select ${STATS_KEY}, -count(*) from cves where id in (${ids}) group by ${STATS_KEY}`.execute(db);
+  await countIntoChange(db, ids, -1);
 }
 
 /** Ends it: counts the same CVEs as they are now, and applies the difference (rows that reach 0 go, as a refill leaves none). */
 export async function endStatsChange(db: Kysely<Database>, ids: RawBuilder<unknown>): Promise<void> {
-  await sql`insert into ${change} (${STATS_COLUMNS}, count) select ${STATS_KEY}, count(*) from cves where id in (${ids}) group by ${STATS_KEY}`.execute(db);
-  await sql`drop table if exists ${net}`.execute(db);
-  await sql`
-    create temporary table ${net} as
-    select ${STATS_COLUMNS}, sum(count) as count from ${change} group by ${STATS_COLUMNS} having sum(count) <> 0`.execute(db);
-  await sql`update cve_stats set count = cve_stats.count + n.count from ${net} n where ${sameKey("n", "cve_stats")}`.execute(db);
-  await sql`
-    insert into cve_stats (${STATS_COLUMNS}, count)
-    select ${STATS_COLUMNS}, count from ${net} n where not exists (select 1 from cve_stats s where ${sameKey("n", "s")})`.execute(db);
-  await sql`delete from cve_stats where count = 0`.execute(db);
+  await countIntoChange(db, ids, 1);
+  await addSignedCounts(db, CVE_STATS, change);
   await sql`drop table ${change}`.execute(db);
-  await sql`drop table ${net}`.execute(db);
 }
 
 /**
@@ -70,21 +73,17 @@ export async function endStatsChange(db: Kysely<Database>, ids: RawBuilder<unkno
  * KEV entry, exploit, CVSS score, vendor or publication date (the CVEs EPSS
  * is first to name). They all share one row of the table, so a first EPSS
  * import (about 300,000 of them) adds to one count instead of refilling the
- * table from every CVE.
+ * table from every CVE. That row is computed as any CVE's, from a one-row
+ * literal of such a CVE's columns.
  */
 export async function countBareCves(db: Kysely<Database>, added: number): Promise<void> {
   if (added === 0) return;
-  const bare = { state: "PUBLISHED", kev: 0, exploited: 0, severity: "NONE", day: "" } as const;
-  const { numUpdatedRows } = await db
-    .updateTable("cve_stats")
-    .set((eb) => ({ count: eb("count", "+", added) }))
-    .where((eb) => eb.and([eb.and(bare), eb("vendor", "is", null)]))
-    .executeTakeFirstOrThrow();
-  if (numUpdatedRows === 0n)
-    await db
-      .insertInto("cve_stats")
-      .values({ ...bare, vendor: null, count: added })
-      .execute();
+  const bareCve = sql`(
+    select 'PUBLISHED' as state, 0 as kev, 0 as exploit_count, cast(null as text) as cvss_severity, cast(null as text) as vendor,
+      cast(null as text) as date_published
+  )`;
+  const keyColumns = sql.join(STATS_KEY.map(({ column, of }) => sql`${of} as ${sql.id(column)}`));
+  await addSignedCounts(db, CVE_STATS, sql`(select ${keyColumns}, cast(${added} as integer) as n from ${bareCve} cves)`);
 }
 
 /** The filters the table answers: state, severity, KEV, exploited and the publication range, and nothing else. */

@@ -1,6 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 import type { IocListParams } from "../../shared/ioc-radar/list-params";
 import type { Database } from "../db/schema";
+import { addSignedCounts, type CountsTable } from "../db/signed-counts";
 import type { FilterContext } from "./filters";
 
 /**
@@ -23,6 +24,13 @@ export async function refreshIndicatorStats(db: Kysely<Database>): Promise<void>
 /** An indicator's key in `indicator_stats`: its columns, and the day of its last sighting ('' when undated). */
 export const INDICATOR_STATS_KEY = sql`type, threat_type, malware_family, coalesce(substr(last_seen, 1, 10), '') as day`;
 
+/** The table as its counts are moved: threat type and malware family are null when no sighting names one. */
+const INDICATOR_STATS: CountsTable = {
+  table: "indicator_stats",
+  key: [{ column: "type" }, { column: "threat_type", nullable: true }, { column: "malware_family", nullable: true }, { column: "day" }],
+  count: "count",
+};
+
 /**
  * Adds signed counts to `indicator_stats`: `delta` names a table of
  * (type, threat_type, malware_family, day, n) rows, the touched indicators'
@@ -31,17 +39,7 @@ export const INDICATOR_STATS_KEY = sql`type, threat_type, malware_family, coales
  * them (8.5 of the 10 s a 5,000-indicator import took on the full import).
  */
 export async function addToIndicatorStats(db: Kysely<Database>, delta: RawBuilder<unknown>): Promise<void> {
-  const same = (a: RawBuilder<unknown>, b: RawBuilder<unknown>) => sql`${a} is not distinct from ${b}`;
-  const matches = (d: RawBuilder<unknown>) =>
-    sql`indicator_stats.type = ${d}.type and ${same(sql`indicator_stats.threat_type`, sql`${d}.threat_type`)}
-      and ${same(sql`indicator_stats.malware_family`, sql`${d}.malware_family`)} and indicator_stats.day = ${d}.day`;
-  const summed = sql`(select type, threat_type, malware_family, day, sum(n) as n from ${delta} group by type, threat_type, malware_family, day)`;
-  await sql`update indicator_stats set count = indicator_stats.count + d.n from ${summed} d where d.n <> 0 and ${matches(sql`d`)}`.execute(db);
-  await sql`
-    insert into indicator_stats (type, threat_type, malware_family, day, count)
-    select type, threat_type, malware_family, day, n from ${summed} d
-    where d.n > 0 and not exists (select 1 from indicator_stats where ${matches(sql`d`)})`.execute(db);
-  await sql`delete from indicator_stats where count <= 0`.execute(db);
+  await addSignedCounts(db, INDICATOR_STATS, delta);
 }
 
 /** The filters the stats table answers: any of type, threat type and malware family, and nothing else. */
