@@ -15,21 +15,23 @@ import type { FilterContext } from "./filters";
  */
 export async function refreshIndicatorStats(db: Kysely<Database>): Promise<void> {
   await db.deleteFrom("indicator_stats").execute();
-  await sql`
-    insert into indicator_stats (type, threat_type, malware_family, day, count)
-    select type, threat_type, malware_family, coalesce(substr(last_seen, 1, 10), ''), count(*)
-    from indicators group by type, threat_type, malware_family, coalesce(substr(last_seen, 1, 10), '')`.execute(db);
+  await sql`insert into indicator_stats (${COLUMNS}, count) select ${INDICATOR_STATS_KEY}, count(*) from indicators group by ${COLUMNS}`.execute(db);
 }
 
-/** An indicator's key in `indicator_stats`: its columns, and the day of its last sighting ('' when undated). */
-export const INDICATOR_STATS_KEY = sql`type, threat_type, malware_family, coalesce(substr(last_seen, 1, 10), '') as day`;
+/** The table's key, each column with how an indicator's row computes it: the fill and the counted changes are built from it. */
+const KEY = [
+  { column: "type", of: sql`type` },
+  // Null when no sighting names one.
+  { column: "threat_type", of: sql`threat_type`, nullable: true },
+  { column: "malware_family", of: sql`malware_family`, nullable: true },
+  // The day of its last sighting, '' when undated.
+  { column: "day", of: sql`coalesce(substr(last_seen, 1, 10), '')` },
+] as const;
+const INDICATOR_STATS: CountsTable = { table: "indicator_stats", key: KEY, count: "count" };
+const COLUMNS = sql.join(KEY.map(({ column }) => sql.ref(column)));
 
-/** The table as its counts are moved: threat type and malware family are null when no sighting names one. */
-const INDICATOR_STATS: CountsTable = {
-  table: "indicator_stats",
-  key: [{ column: "type" }, { column: "threat_type", nullable: true }, { column: "malware_family", nullable: true }, { column: "day" }],
-  count: "count",
-};
+/** An indicator's key in `indicator_stats`, computed from the columns of `indicators` and named as the table's. */
+export const INDICATOR_STATS_KEY = sql.join(KEY.map(({ column, of }) => sql`${of} as ${sql.ref(column)}`));
 
 /**
  * Adds signed counts to `indicator_stats`: `delta` names a table of
