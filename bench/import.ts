@@ -15,7 +15,7 @@ import { benchPostgres, postgresDatabaseBytes, type BenchPostgres } from "./post
 import { readContext } from "./local-read-context";
 import { rawParseFiles } from "./raw-parse";
 import { IMPORT_HEAP_FLAGS } from "../server/pipeline/import-heap";
-import { IMPORT_NICENESS, lowerImportPriority } from "../server/pipeline/import-priority";
+import { IMPORT_NICENESS, lowerChildPriority, lowerImportPriority } from "../server/pipeline/import-priority";
 import { getSource, SOURCES } from "../server/pipeline/source-catalogue";
 import { resolveLocations, syncSources } from "../server/pipeline/sync";
 
@@ -53,8 +53,8 @@ import's own reader: parsed, validated and normalised, no database).
                  database and a few pages are requested (4 connections,
                  20 requests/s in all, so the import keeps its CPU):
                  p95 during the import against 30 s idle just before it
-                 (after a 10 s warm-up). That import runs at nice 10, as
-                 the server's scheduler runs imports.
+                 (after a 10 s warm-up). That import runs at nice 19
+                 (IMPORT_NICENESS), as the server's scheduler runs imports.
                  "none" skips this (it is also skipped when there is no build)
 
 After the first import of every source, each is imported again from the
@@ -187,6 +187,8 @@ async function inChild<T>(args: string[], watch: readonly string[] = [], env: No
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  // As the scheduler does for its import process (runner.ts): the child starts at the import's priority.
+  if (args.includes("--nice")) lowerChildPriority(child.pid);
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));

@@ -38,3 +38,21 @@ export function lowerImportPriority(niceness: number = IMPORT_NICENESS): void {
     }
   }
 }
+
+/**
+ * Lowers a just-started import process's priority from its parent, so that
+ * its start-up (Node's own, and loading the import's modules) already yields
+ * to the web process instead of running at the server's priority until the
+ * child's code calls lowerImportPriority. Only the child's main thread gets
+ * it (threads it starts later inherit it), so the child still calls
+ * lowerImportPriority. Never raises a priority; best effort, like
+ * lowerImportPriority.
+ */
+export function lowerChildPriority(pid: number | undefined, niceness: number = IMPORT_NICENESS): void {
+  if (pid === undefined) return;
+  try {
+    if (getPriority(pid) < niceness) setPriority(pid, niceness);
+  } catch {
+    // The child already ended, or the system refuses: it lowers its own threads when it starts.
+  }
+}

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import { entryFile } from "../runtime/entry-file";
 import { ImportBusyError } from "./engine/lock";
 import { IMPORT_HEAP_FLAGS } from "./import-heap";
+import { lowerChildPriority } from "./import-priority";
 import type { ImportProcessMessage } from "./import-process";
 import type { ImportOutcome } from "./run";
 import { syncSources, type SyncOptions } from "./sync";
@@ -46,6 +47,7 @@ export function childProcessRunner({ databasePath, env, logger }: ChildProcessRu
         execArgv: [...entry.execArgv, ...IMPORT_HEAP_FLAGS],
         stdio: ["ignore", "inherit", "inherit", "ipc"],
       });
+      lowerChildPriority(child.pid);
       let outcome: ImportOutcome | null = null;
       let busy: ImportBusyError | null = null;
       const stop = () => child.kill("SIGTERM");

@@ -1,7 +1,8 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { getPriority } from "node:os";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { IMPORT_NICENESS } from "../../../server/pipeline/import-priority";
+import { IMPORT_NICENESS, lowerChildPriority } from "../../../server/pipeline/import-priority";
 
 const moduleUrl = new URL("../../../server/pipeline/import-priority.ts", import.meta.url).href;
 
@@ -30,5 +31,21 @@ describe.runIf(process.platform === "linux")("the import process's CPU priority"
 
   it("is never raised: a process already nicer than that keeps its value", () => {
     expect(new Set(threadNicenessAfter("lowerImportPriority(10);", 15))).toEqual(new Set([15]));
+  });
+
+  it("is lowered for a child process by its parent as soon as it exists, and never raised", async () => {
+    const child = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30_000)"], { stdio: "ignore" });
+    try {
+      lowerChildPriority(child.pid, 15);
+      expect(getPriority(child.pid)).toBe(15);
+      lowerChildPriority(child.pid, 10);
+      expect(getPriority(child.pid)).toBe(15);
+    } finally {
+      child.kill();
+    }
+    await new Promise((done) => child.once("exit", done));
+    // A child that already ended: nothing to lower, and no error.
+    expect(() => lowerChildPriority(child.pid, 15)).not.toThrow();
+    expect(() => lowerChildPriority(undefined)).not.toThrow();
   });
 });
