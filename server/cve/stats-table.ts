@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 import type { CveListParams } from "../../shared/cve/list-params";
 import type { Database } from "../db/schema";
-import { addSignedCounts, type CountsTable } from "../db/signed-counts";
+import { addSignedCounts, countedKey, countedKeyGroup, keyColumns, refillCounts, type CountsTable } from "../db/signed-counts";
 
 /**
  * `cve_stats`: how many CVEs share each state, KEV flag, exploited flag,
@@ -14,8 +14,7 @@ import { addSignedCounts, type CountsTable } from "../db/signed-counts";
  * always agrees with them.
  */
 export async function refreshCveStats(db: Kysely<Database>): Promise<void> {
-  await db.deleteFrom("cve_stats").execute();
-  await sql`insert into cve_stats (${STATS_COLUMNS}, count) select ${STATS_KEY_OF_CVE}, count(*) from cves group by ${STATS_KEY_OF_CVE}`.execute(db);
+  await refillCounts(db, CVE_STATS, sql.table("cves"));
 }
 
 /**
@@ -23,27 +22,27 @@ export async function refreshCveStats(db: Kysely<Database>): Promise<void> {
  * description the fill, the counted changes and the bare CVEs' row are all
  * built from.
  */
-const STATS_KEY = [
-  { column: "state", of: sql`state` },
-  { column: "kev", of: sql`kev` },
-  { column: "exploited", of: sql`case when exploit_count > 0 then 1 else 0 end` },
-  { column: "severity", of: sql`coalesce(cvss_severity, 'NONE')` },
-  // Null for a CVE without one.
-  { column: "vendor", of: sql`vendor`, nullable: true },
-  { column: "day", of: sql`coalesce(substr(date_published, 1, 10), '')` },
-] as const;
-const CVE_STATS: CountsTable = { table: "cve_stats", key: STATS_KEY, count: "count" };
-const STATS_COLUMNS = sql.join(STATS_KEY.map(({ column }) => sql.ref(column)));
-/** A CVE's key, computed from the columns of `cves` (or of a row that has the same). */
-const STATS_KEY_OF_CVE = sql.join(STATS_KEY.map(({ of }) => of));
+const CVE_STATS: CountsTable = {
+  table: "cve_stats",
+  key: [
+    { column: "state" },
+    { column: "kev" },
+    { column: "exploited", of: sql`case when exploit_count > 0 then 1 else 0 end` },
+    { column: "severity", of: sql`coalesce(cvss_severity, 'NONE')` },
+    // Null for a CVE without one.
+    { column: "vendor", nullable: true },
+    { column: "day", of: sql`coalesce(substr(date_published, 1, 10), '')` },
+  ],
+  count: "count",
+};
 
 /** The counts a change takes out (negative) and puts back (positive): a temporary table, needing no staging area. */
 const change = sql.table("cve_stats_change");
 
 /** Counts the CVEs `ids` selects, as they are now, into the change: `sign` each. */
 const countIntoChange = (db: Kysely<Database>, ids: RawBuilder<unknown>, sign: 1 | -1) =>
-  sql`insert into ${change} (${STATS_COLUMNS}, n)
-    select ${STATS_KEY_OF_CVE}, ${sql.lit(sign)} * count(*) from cves where id in (${ids}) group by ${STATS_KEY_OF_CVE}`.execute(db);
+  sql`insert into ${change} (${keyColumns(CVE_STATS)}, n)
+    select ${countedKey(CVE_STATS)}, ${sql.lit(sign)} * count(*) from cves where id in (${ids}) group by ${countedKeyGroup(CVE_STATS)}`.execute(db);
 
 /**
  * Starts an update of the table for a change to a few CVEs (`ids` selects
@@ -82,8 +81,7 @@ export async function countBareCves(db: Kysely<Database>, added: number): Promis
     select 'PUBLISHED' as state, 0 as kev, 0 as exploit_count, cast(null as text) as cvss_severity, cast(null as text) as vendor,
       cast(null as text) as date_published
   )`;
-  const keyColumns = sql.join(STATS_KEY.map(({ column, of }) => sql`${of} as ${sql.id(column)}`));
-  await addSignedCounts(db, CVE_STATS, sql`(select ${keyColumns}, cast(${added} as integer) as n from ${bareCve} cves)`);
+  await addSignedCounts(db, CVE_STATS, sql`(select ${countedKey(CVE_STATS)}, cast(${added} as integer) as n from ${bareCve} cves)`);
 }
 
 /** The filters the table answers: state, severity, KEV, exploited and the publication range, and nothing else. */

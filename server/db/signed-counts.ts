@@ -11,8 +11,34 @@ export interface CountsTable {
    * (null is a key like any other); the others with `=`, which SQLite and
    * PostgreSQL can look up through an index and join on.
    */
-  readonly key: ReadonlyArray<{ readonly column: string; readonly nullable?: boolean }>;
+  readonly key: ReadonlyArray<CountsKeyColumn>;
   readonly count: string;
+}
+
+export interface CountsKeyColumn {
+  readonly column: string;
+  readonly nullable?: boolean;
+  /** How a counted row computes it from its own columns; by default, its column of the same name. */
+  readonly of?: RawBuilder<unknown>;
+}
+
+const computed = ({ column, of }: CountsKeyColumn) => of ?? sql.ref(column);
+
+/** The key's columns, as the counts table names them. */
+export const keyColumns = (counts: CountsTable) => sql.join(counts.key.map(({ column }) => sql.ref(column)));
+
+/** A counted row's key, computed from its columns and named as the counts table's columns. */
+export const countedKey = (counts: CountsTable) => sql.join(counts.key.map((key) => sql`${computed(key)} as ${sql.ref(key.column)}`));
+
+/** A counted row's key, computed from its columns: what to group the counted rows by. */
+export const countedKeyGroup = (counts: CountsTable) => sql.join(counts.key.map(computed));
+
+/** Refills the table with the count by key of every row of `from` (a table, or a parenthesised select). */
+export async function refillCounts(db: Kysely<any>, counts: CountsTable, from: RawBuilder<unknown>): Promise<void> {
+  await sql`delete from ${sql.table(counts.table)}`.execute(db);
+  await sql`
+    insert into ${sql.table(counts.table)} (${keyColumns(counts)}, ${sql.ref(counts.count)})
+    select ${countedKey(counts)}, count(*) from ${from} group by ${countedKeyGroup(counts)}`.execute(db);
 }
 
 /**
@@ -27,7 +53,7 @@ export interface CountsTable {
 export async function addSignedCounts(db: Kysely<any>, counts: CountsTable, deltas: RawBuilder<unknown>): Promise<void> {
   const table = sql.table(counts.table);
   const stored = (column: string) => sql.ref(`${counts.table}.${column}`);
-  const columns = sql.join(counts.key.map(({ column }) => sql.ref(column)));
+  const columns = keyColumns(counts);
   const matches = sql.join(
     counts.key.map(({ column, nullable }) =>
       nullable ? sql`${stored(column)} is not distinct from ${sql.ref(`d.${column}`)}` : sql`${stored(column)} = ${sql.ref(`d.${column}`)}`,

@@ -1,7 +1,7 @@
 import { sql, type Expression, type ExpressionBuilder, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 import type { IocListParams } from "../../shared/ioc-radar/list-params";
 import type { Database } from "../db/schema";
-import { addSignedCounts, type CountsTable } from "../db/signed-counts";
+import { addSignedCounts, countedKey, refillCounts, type CountsTable } from "../db/signed-counts";
 import type { FilterContext } from "./filters";
 
 /**
@@ -14,24 +14,25 @@ import type { FilterContext } from "./filters";
  * refreshes it in its own transaction, so it always agrees with them.
  */
 export async function refreshIndicatorStats(db: Kysely<Database>): Promise<void> {
-  await db.deleteFrom("indicator_stats").execute();
-  await sql`insert into indicator_stats (${COLUMNS}, count) select ${INDICATOR_STATS_KEY}, count(*) from indicators group by ${COLUMNS}`.execute(db);
+  await refillCounts(db, INDICATOR_STATS, sql.table("indicators"));
 }
 
 /** The table's key, each column with how an indicator's row computes it: the fill and the counted changes are built from it. */
-const KEY = [
-  { column: "type", of: sql`type` },
-  // Null when no sighting names one.
-  { column: "threat_type", of: sql`threat_type`, nullable: true },
-  { column: "malware_family", of: sql`malware_family`, nullable: true },
-  // The day of its last sighting, '' when undated.
-  { column: "day", of: sql`coalesce(substr(last_seen, 1, 10), '')` },
-] as const;
-const INDICATOR_STATS: CountsTable = { table: "indicator_stats", key: KEY, count: "count" };
-const COLUMNS = sql.join(KEY.map(({ column }) => sql.ref(column)));
+const INDICATOR_STATS: CountsTable = {
+  table: "indicator_stats",
+  key: [
+    { column: "type" },
+    // Null when no sighting names one.
+    { column: "threat_type", nullable: true },
+    { column: "malware_family", nullable: true },
+    // The day of its last sighting, '' when undated.
+    { column: "day", of: sql`coalesce(substr(last_seen, 1, 10), '')` },
+  ],
+  count: "count",
+};
 
 /** An indicator's key in `indicator_stats`, computed from the columns of `indicators` and named as the table's. */
-export const INDICATOR_STATS_KEY = sql.join(KEY.map(({ column, of }) => sql`${of} as ${sql.ref(column)}`));
+export const INDICATOR_STATS_KEY = countedKey(INDICATOR_STATS);
 
 /**
  * Adds signed counts to `indicator_stats`: `delta` names a table of
