@@ -77,6 +77,58 @@ export function lookUpCached(
 }
 
 /**
+ * How long a request that finds its document being rendered by another
+ * request waits for that render before rendering for itself. A render takes
+ * milliseconds, a few hundred at worst; one still under way after a second is
+ * most likely held by a client that does not read its answer (the document is
+ * stored once written out), and must not hold back everybody else's view.
+ */
+const RENDER_WAIT_MS = 1_000;
+
+type Lookup = { key: string | null; hit: CachedDocument | undefined };
+
+/**
+ * lookUpCached, and when another request is rendering this document, its
+ * result once that render ends: a burst of first views of one page (after an
+ * import, at the hour, or when a CVE everybody looks up is published) costs
+ * one render instead of one each. A request waits at most once: if the render
+ * it waited for stored nothing (a 404, an error, a client that left), it
+ * renders for itself.
+ *
+ * With nothing to wait for, the lookup is returned at once, not as a promise:
+ * a handler claims the render (claimRender) in the same turn of the event
+ * loop, before the other requests of the burst, worked through in the same
+ * slice, look the document up.
+ */
+export function lookUpOrAwaitRender(req: Request, res: ExpressResponse, cache: ResponseCache | undefined, kind: "page" | "payload"): Lookup | Promise<Lookup> {
+  const found = lookUpCached(req, res, cache, kind);
+  if (found.hit || found.key === null || !cache || res.locals.awaitedRender) return found;
+  const rendering = cache.store.rendering(found.key);
+  if (!rendering) return found;
+  res.locals.awaitedRender = true;
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([rendering, new Promise<void>((resolve) => (timer = setTimeout(resolve, RENDER_WAIT_MS)))]).then(() => {
+    clearTimeout(timer);
+    return lookUpCached(req, res, cache, kind);
+  });
+}
+
+/**
+ * Claims the render of `key` for this response, so that other requests for
+ * the same document wait for it (lookUpOrAwaitRender); the claim ends when
+ * the returned function is called or the response closes, whichever is first.
+ * Null when the document is not cached, or another request renders it already.
+ */
+export function claimRender(res: ExpressResponse, cache: ResponseCache | undefined, key: string | null): (() => void) | null {
+  const end = key === null ? null : (cache?.store.startRender(key) ?? null);
+  if (end) {
+    if (res.closed) end();
+    else res.once("close", end);
+  }
+  return end;
+}
+
+/**
  * Streams a server-rendered page: head first, then React's stream, then the
  * tail. A page that rendered completely with status 200 (or a forced error
  * screen) is kept in the cache, with this response's nonce cut out of it, so
@@ -86,8 +138,10 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
   const { logger } = options;
   return async (req, res, next) => {
     const nonce = res.locals.cspNonce;
-    const { key, hit } = lookUpCached(req, res, options.cache, "page");
+    const lookup = lookUpOrAwaitRender(req, res, options.cache, "page");
+    const { key, hit } = lookup instanceof Promise ? await lookup : lookup;
     if (hit) return sendCachedDocument(req, res, hit, nonce);
+    const rendered = claimRender(res, options.cache, key);
     try {
       const renderer = await options.getRenderer();
       const result = await renderer.query(toFetchRequest(req, res), options.requestContext(res));
@@ -129,6 +183,7 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
             written.push(DOCUMENT_TAIL);
             options.cache?.store.set(key, { status: context.statusCode, contentType: HTML, text: written.join("") }, nonce);
           }
+          rendered?.();
           done(null, DOCUMENT_TAIL);
         },
       });
@@ -182,5 +237,7 @@ declare module "express-serve-static-core" {
   interface Locals {
     /** The cache key this request already missed, so that a later look-up does not count a second miss. */
     cacheMissedKey?: string;
+    /** Set once this request has waited for another request's render of its document. */
+    awaitedRender?: boolean;
   }
 }

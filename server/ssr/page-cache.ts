@@ -25,6 +25,8 @@ export interface PageCacheOptions {
 export class PageCache {
   readonly #entries: LRUCache<string, CachedDocument>;
   readonly #level: number;
+  /** Keys being rendered now, each with what settles when its render ends (stored or not). */
+  readonly #rendering = new Map<string, Promise<void>>();
   #hits = 0;
   #misses = 0;
 
@@ -61,6 +63,27 @@ export class PageCache {
   set(key: string, document: { status: number; contentType: string; text: string }, nonce: string | null): void {
     const segments = nonce ? document.text.split(nonce) : [document.text];
     this.#entries.set(key, { status: document.status, contentType: document.contentType, body: compressSegments(segments, this.#level) });
+  }
+
+  /**
+   * Says that this request renders `key`, unless another request already
+   * does (then null). The returned function ends the render, whether it stored
+   * a document or not; calling it again does nothing.
+   */
+  startRender(key: string): (() => void) | null {
+    if (this.#rendering.has(key)) return null;
+    let settle!: () => void;
+    const ended = new Promise<void>((resolve) => (settle = resolve));
+    this.#rendering.set(key, ended);
+    return () => {
+      if (this.#rendering.get(key) === ended) this.#rendering.delete(key);
+      settle();
+    };
+  }
+
+  /** Settles when the render of `key` under way ends; undefined when none is. */
+  rendering(key: string): Promise<void> | undefined {
+    return this.#rendering.get(key);
   }
 
   stats(): { entries: number; bytes: number; hits: number; misses: number } {

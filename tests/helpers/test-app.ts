@@ -15,7 +15,8 @@ import { createExtractPool } from "../../server/ioc/extract-pool";
 import { openImportStore, openSqliteImportStore, type ImportStore } from "../../server/pipeline/engine/store";
 import { loadPageOnServer, rootLoaderOnServer } from "../../server/loaders/page-loaders";
 import { readBuildInfo, readClientAssets } from "../../server/ssr/assets";
-import { createSsrRenderer } from "../../server/ssr/entry";
+import { createSsrRenderer, type SsrRenderer } from "../../server/ssr/entry";
+import type { RequestContext } from "../../server/http/request-context";
 import type { PageCache } from "../../server/ssr/page-cache";
 import { pageRoutes } from "../../shared/routes/page-routes";
 import type { PageRoute } from "../../shared/routes/types";
@@ -45,6 +46,8 @@ export interface TestAppOptions {
   now?: () => Date;
   logger?: Logger;
   pageCache?: PageCache | null;
+  /** Wraps the real renderer (to watch or hold its work). */
+  wrapRenderer?: (renderer: SsrRenderer<RequestContext>) => SsrRenderer<RequestContext>;
   /** The database kind, whatever the project runs on (the parity test opens one of each). */
   adapter?: "sqlite" | "postgres";
 }
@@ -121,7 +124,8 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const { database, web, store, cleanup } = kind === "postgres" ? await openPostgresTestDatabase(options, env) : await openSqliteTestDatabase(options, env);
   // As in production, extraction runs on a worker thread.
   const extractPool = createExtractPool();
-  const renderer = createSsrRenderer({ loadPage: loadPageOnServer, rootLoader: rootLoaderOnServer, pages: options.pages });
+  const real = createSsrRenderer<RequestContext>({ loadPage: loadPageOnServer, rootLoader: rootLoaderOnServer, pages: options.pages });
+  const renderer = options.wrapRenderer ? options.wrapRenderer(real) : real;
   const build = readBuildInfo(clientDir);
   const app = createApp({
     env,

@@ -1,7 +1,7 @@
 import { request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import request from "supertest";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PageCache } from "../../../server/ssr/page-cache";
 import { cspNonce } from "../../helpers/html";
 import { createTestApp, type TestApp } from "../../helpers/test-app";
@@ -93,6 +93,79 @@ describe("the page cache", () => {
     expect(limited.length).toBeGreaterThanOrEqual(2);
     expect(withoutNonce(limited[1]!)).toBe(withoutNonce(limited[0]!));
     expect(limited[1]!.text).toContain("Too many requests");
+  });
+});
+
+describe("simultaneous first views of one document", () => {
+  let t: TestApp;
+  const cache = new PageCache({ maxBytes: 16 * 1024 * 1024, level: 9 });
+  let queries = 0;
+  let gate: Promise<void> = Promise.resolve();
+
+  beforeAll(async () => {
+    t = await createTestApp({
+      pageCache: cache,
+      // Every loader run waits for the gate, so that the whole burst is in before the first render ends.
+      wrapRenderer: (renderer) => ({
+        ...renderer,
+        query: async (...args) => {
+          queries += 1;
+          await gate;
+          return renderer.query(...args);
+        },
+      }),
+    });
+  });
+  afterAll(() => t.close());
+
+  /** Sends `count` requests for `path` and lets the renders go on once each has looked its document up. */
+  async function burstWhileFirstRenders(path: string, count: number) {
+    queries = 0;
+    let open!: () => void;
+    gate = new Promise((resolve) => (open = resolve));
+    const before = cache.stats();
+    const answers = Promise.all(Array.from({ length: count }, () => request(t.app).get(path)));
+    await vi.waitFor(() => expect(cache.stats().misses - before.misses).toBe(count));
+    open();
+    const responses = await answers;
+    const after = cache.stats();
+    return { responses, misses: after.misses - before.misses, hits: after.hits - before.hits };
+  }
+
+  it("render a page once: the other requests wait for that render and are given its document", async () => {
+    const { responses, misses, hits } = await burstWhileFirstRenders("/cve-radar?kev=1", 4);
+    expect(responses.map((res) => res.status)).toEqual([200, 200, 200, 200]);
+    expect(queries).toBe(1);
+    expect({ misses, hits }).toEqual({ misses: 1, hits: 3 });
+    // Each with its own nonce.
+    expect(new Set(responses.map((res) => cspNonce(res.headers["content-security-policy"]))).size).toBe(4);
+    expect(new Set(responses.map(withoutNonce)).size).toBe(1);
+  });
+
+  it("load a page's payload once", async () => {
+    const { responses, misses } = await burstWhileFirstRenders(`/ioc-radar/_payload.json?${t.buildId}&type=domain`, 3);
+    expect(responses.map((res) => res.status)).toEqual([200, 200, 200]);
+    expect(queries).toBe(1);
+    expect(misses).toBe(1);
+    expect(new Set(responses.map((res) => res.text)).size).toBe(1);
+  });
+
+  it("stop waiting for a render that does not end (a client that does not read its answer holds it) and render for themselves", async () => {
+    queries = 0;
+    let open!: () => void;
+    gate = new Promise((resolve) => (open = resolve));
+    const answers = Promise.all(Array.from({ length: 3 }, () => request(t.app).get("/ioc-radar?type=url")));
+    // The first render is held for good; the other two give up on it after a second.
+    await vi.waitFor(() => expect(queries).toBe(3), { timeout: 5_000 });
+    open();
+    expect((await answers).map((res) => res.status)).toEqual([200, 200, 200]);
+  });
+
+  it("render for themselves when the render they waited for stored nothing (a 404 is not cached)", async () => {
+    const { responses, misses } = await burstWhileFirstRenders("/cve-radar/CVE-1999-99999", 3);
+    expect(responses.map((res) => res.status)).toEqual([404, 404, 404]);
+    expect(queries).toBe(3);
+    expect(misses).toBe(3);
   });
 });
 
