@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { getPriority, setPriority } from "node:os";
 
@@ -18,6 +19,7 @@ export const IMPORT_NICENESS = 19;
  * Lowers the CPU priority of every thread of this process: on Linux a nice
  * value belongs to a thread, and V8's and libuv's threads already exist when
  * the import's code starts (threads created later inherit the main thread's).
+ * Then, on Linux, moves them all to the SCHED_IDLE policy (idleSchedulingPolicy).
  * Never raises a priority (called with 10, a process already at 15 keeps
  * 15). Best effort: where threads cannot be listed (not Linux),
  * the calling thread's priority is set; where that is refused, the import
@@ -36,6 +38,30 @@ export function lowerImportPriority(niceness: number = IMPORT_NICENESS): void {
     } catch {
       // A thread that ended since it was listed, or a system that refuses: the import still runs.
     }
+  }
+  if (process.platform === "linux") idleSchedulingPolicy();
+}
+
+/**
+ * Puts every thread of this process under SCHED_IDLE: it runs only on CPU time
+ * no other thread wants, and a thread of the web process that wakes (a request
+ * came in, a read finished) takes the CPU from it at once. At nice 19 alone,
+ * Linux's EEVDF scheduler (6.6 and later) may let the import finish its slice
+ * first: beside maltrail's import, page p95 was 10.1–12.2 ms at nice 19 and
+ * 8.8–10.7 ms under SCHED_IDLE in alternated runs (docs/performance.md,
+ * "Simultaneous first views rendered once, and imports under SCHED_IDLE").
+ * Node has no call for it, so util-linux's chrt sets it (util-linux is
+ * essential on Debian and Ubuntu). Where chrt is missing or refused, nice
+ * stays the only priority. Like nice 19, SCHED_IDLE still gives the import
+ * every cycle the web process leaves; beside a saturated web process it gets
+ * next to none, and the import lock then keeps it by its pid, not its heartbeat
+ * (server/db/import-lock-row.ts).
+ */
+function idleSchedulingPolicy(): void {
+  try {
+    execFileSync("chrt", ["--all-tasks", "--idle", "--pid", "0", String(process.pid)], { stdio: "ignore", timeout: 10_000 });
+  } catch {
+    // No chrt, or a system that refuses: nice alone.
   }
 }
 

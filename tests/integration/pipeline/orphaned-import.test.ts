@@ -5,6 +5,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import SQLite from "better-sqlite3";
 import { afterAll, describe, expect, it } from "vitest";
 import { IMPORT_NICENESS } from "../../../server/pipeline/import-priority";
+import { SCHED_IDLE, threadPolicies } from "../../helpers/scheduling";
 import { snapshot } from "../../helpers/feed-server";
 import { freePort, startServerProcess, waitForHealthy } from "../../helpers/server-process";
 
@@ -63,6 +64,7 @@ describe("an import whose server is killed", () => {
       expect(importPid).not.toBe(server.child.pid);
       // The import yields the CPU to the server that serves pages beside it.
       expect(getPriority(importPid)).toBe(IMPORT_NICENESS);
+      expect(new Set(threadPolicies(importPid))).toEqual(new Set([SCHED_IDLE]));
 
       server.child.kill("SIGKILL");
       await server.exited;

@@ -3,6 +3,7 @@ import { getPriority } from "node:os";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { IMPORT_NICENESS, lowerChildPriority } from "../../../server/pipeline/import-priority";
+import { SCHED_IDLE, threadPolicies } from "../../helpers/scheduling";
 
 const moduleUrl = new URL("../../../server/pipeline/import-priority.ts", import.meta.url).href;
 
@@ -27,6 +28,27 @@ describe.runIf(process.platform === "linux")("the import process's CPU priority"
     const threads = threadNicenessAfter("lowerImportPriority();");
     expect(threads.length).toBeGreaterThan(1);
     expect(new Set(threads)).toEqual(new Set([IMPORT_NICENESS]));
+  });
+
+  it("puts every thread under SCHED_IDLE, those started before the import's code and after it", async () => {
+    const script = `
+      const { lowerImportPriority } = await import(${JSON.stringify(moduleUrl)});
+      lowerImportPriority();
+      new (await import("node:worker_threads")).Worker("setTimeout(() => {}, 30_000)", { eval: true });
+      setTimeout(() => console.log("ready"), 200);
+      setTimeout(() => process.exit(0), 30_000);`;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: resolve(import.meta.dirname, "../../.."),
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    try {
+      await new Promise((ready) => child.stdout.once("data", ready));
+      const policies = threadPolicies(child.pid!);
+      expect(policies.length).toBeGreaterThan(2);
+      expect(new Set(policies)).toEqual(new Set([SCHED_IDLE]));
+    } finally {
+      child.kill();
+    }
   });
 
   it("is never raised: a process already nicer than that keeps its value", () => {
