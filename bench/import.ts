@@ -15,7 +15,7 @@ import { benchPostgres, postgresDatabaseBytes, type BenchPostgres } from "./post
 import { readContext } from "./local-read-context";
 import { rawParseFiles } from "./raw-parse";
 import { IMPORT_HEAP_FLAGS } from "../server/pipeline/import-heap";
-import { IMPORT_NICENESS, lowerChildPriority, lowerImportPriority } from "../server/pipeline/import-priority";
+import { lowerChildPriority, lowerImportPriority } from "../server/pipeline/import-priority";
 import { getSource, SOURCES } from "../server/pipeline/source-catalogue";
 import { resolveLocations, syncSources } from "../server/pipeline/sync";
 
@@ -53,8 +53,8 @@ import's own reader: parsed, validated and normalised, no database).
                  database and a few pages are requested (4 connections,
                  20 requests/s in all, so the import keeps its CPU):
                  p95 during the import against 30 s idle just before it
-                 (after a 10 s warm-up). That import runs at nice 19
-                 (IMPORT_NICENESS), as the server's scheduler runs imports.
+                 (after a 10 s warm-up). That import runs under SCHED_IDLE
+                 (nice 19 without chrt), as the server's scheduler runs imports.
                  "none" skips this (it is also skipped when there is no build)
 
 After the first import of every source, each is imported again from the
@@ -110,6 +110,8 @@ interface ImportMeasurement {
   /** CPU time of the import (user + system): unlike wall time, barely affected by other load on the machine. */
   importCpuMs: number;
   peakRssMb: number;
+  /** The CPU priority the import ran at, when it was lowered as the scheduler's (--nice). */
+  priority: string | null;
 }
 
 /** The two ceilings, no database: the reader the import uses, then the raw parse of the files it opened. */
@@ -146,7 +148,7 @@ function hasBuild(): boolean {
 }
 
 /** One source's import into the shared database, as `npm run sync` does it: an import store and syncSources. */
-async function importOne(name: string, target: DatabaseTarget): Promise<ImportMeasurement> {
+async function importOne(name: string, target: DatabaseTarget, priority: string | null): Promise<ImportMeasurement> {
   const store = openImportStore(target);
   try {
     const started = performance.now();
@@ -165,6 +167,7 @@ async function importOne(name: string, target: DatabaseTarget): Promise<ImportMe
       importMs,
       importCpuMs: (cpu.user + cpu.system) / 1000,
       peakRssMb: peakRssMb(),
+      priority,
     };
   } finally {
     await store.close();
@@ -216,8 +219,8 @@ if (values.raw) {
   const url = process.env[CHILD_URL_VARIABLE];
   if (!values.db && !url) throw new Error(`--import needs --db or ${CHILD_URL_VARIABLE}`);
   const target: DatabaseTarget = url ? { kind: "postgres", url, poolSize: 3 } : { kind: "sqlite", path: values.db! };
-  if (values.nice) lowerImportPriority();
-  process.stdout.write(`${JSON.stringify(await importOne(values.import, target))}\n`);
+  const priority = values.nice ? lowerImportPriority() : null;
+  process.stdout.write(`${JSON.stringify(await importOne(values.import, target, priority))}\n`);
 } else {
   const unknown = (values.source ?? []).filter((name) => !getSource(name));
   const adapters = (values.adapters ?? (values.postgres || process.env.DATABASE_URL ? "postgres" : "sqlite")).split(",").map((a) => a.trim());
@@ -254,7 +257,7 @@ interface AdapterRun {
   reimports: Array<Record<string, string | number>>;
   importMs: Map<string, number>;
   totalReimportMs: number;
-  serving: { source: string; idle: ServingFigures; during: ServingFigures } | null;
+  serving: { source: string; priority: string | null; idle: ServingFigures; during: ServingFigures } | null;
   close(): Promise<void>;
 }
 
@@ -326,7 +329,7 @@ async function runBenchmark(names: readonly string[], adapters: readonly Adapter
             const running = importing();
             const during = await measureServing(server.url, { done: running });
             measured = await running;
-            run.serving = { source: name, idle, during };
+            run.serving = { source: name, priority: measured.result.priority, idle, during };
           } finally {
             await server.stop();
           }
@@ -463,10 +466,10 @@ async function reportAdapter(
     );
   }
   if (run.serving) {
-    const { source, idle, during } = run.serving;
+    const { source, priority, idle, during } = run.serving;
     console.log(
       `Serving (production build, ${SERVING_PATHS.length} paths, 4 connections, ${REQUESTS_PER_SECOND} requests/s): idle ${IDLE_SECONDS} s p50 ${idle.p50Ms.toFixed(1)} ms p95 ${idle.p95Ms.toFixed(1)} ms (${idle.requests} answers); ` +
-        `during the ${source} import (nice ${IMPORT_NICENESS}) p50 ${during.p50Ms.toFixed(1)} ms p95 ${during.p95Ms.toFixed(1)} ms (${during.requests} answers, ${during.non2xx} not 2xx, ${during.errors} errors): ` +
+        `during the ${source} import (${priority ?? "priority not lowered"}) p50 ${during.p50Ms.toFixed(1)} ms p95 ${during.p95Ms.toFixed(1)} ms (${during.requests} answers, ${during.non2xx} not 2xx, ${during.errors} errors): ` +
         `${(during.p95Ms / Math.max(1, idle.p95Ms)).toFixed(2)}× idle p95 (target ≤ 1.5×)`,
     );
   } else {

@@ -23,9 +23,9 @@ export const IMPORT_NICENESS = 19;
  * Never raises a priority (called with 10, a process already at 15 keeps
  * 15). Best effort: where threads cannot be listed (not Linux),
  * the calling thread's priority is set; where that is refused, the import
- * runs unchanged.
+ * runs unchanged. Says what it set, for logs and benchmarks.
  */
-export function lowerImportPriority(niceness: number = IMPORT_NICENESS): void {
+export function lowerImportPriority(niceness: number = IMPORT_NICENESS): string {
   let threads: number[];
   try {
     threads = readdirSync("/proc/self/task").map(Number);
@@ -39,7 +39,7 @@ export function lowerImportPriority(niceness: number = IMPORT_NICENESS): void {
       // A thread that ended since it was listed, or a system that refuses: the import still runs.
     }
   }
-  if (process.platform === "linux") idleSchedulingPolicy();
+  return process.platform === "linux" && idleSchedulingPolicy() ? "SCHED_IDLE" : `nice ${Math.max(niceness, getPriority())}`;
 }
 
 /**
@@ -57,11 +57,13 @@ export function lowerImportPriority(niceness: number = IMPORT_NICENESS): void {
  * next to none, and the import lock then keeps it by its pid, not its heartbeat
  * (server/db/import-lock-row.ts).
  */
-function idleSchedulingPolicy(): void {
+function idleSchedulingPolicy(): boolean {
   try {
     execFileSync("chrt", ["--all-tasks", "--idle", "--pid", "0", String(process.pid)], { stdio: "ignore", timeout: 10_000 });
+    return true;
   } catch {
     // No chrt, or a system that refuses: nice alone.
+    return false;
   }
 }
 

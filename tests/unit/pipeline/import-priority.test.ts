@@ -33,16 +33,17 @@ describe.runIf(process.platform === "linux")("the import process's CPU priority"
   it("puts every thread under SCHED_IDLE, those started before the import's code and after it", async () => {
     const script = `
       const { lowerImportPriority } = await import(${JSON.stringify(moduleUrl)});
-      lowerImportPriority();
+      const priority = lowerImportPriority();
       new (await import("node:worker_threads")).Worker("setTimeout(() => {}, 30_000)", { eval: true });
-      setTimeout(() => console.log("ready"), 200);
+      setTimeout(() => console.log(priority), 200);
       setTimeout(() => process.exit(0), 30_000);`;
     const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
       cwd: resolve(import.meta.dirname, "../../.."),
       stdio: ["ignore", "pipe", "inherit"],
     });
     try {
-      await new Promise((ready) => child.stdout.once("data", ready));
+      const said = await new Promise<string>((ready) => child.stdout.setEncoding("utf8").once("data", ready));
+      expect(said.trim()).toBe("SCHED_IDLE");
       const policies = threadPolicies(child.pid!);
       expect(policies.length).toBeGreaterThan(2);
       expect(new Set(policies)).toEqual(new Set([SCHED_IDLE]));
