@@ -37,7 +37,9 @@ export class SqliteDataVersion {
   ) {
     this.#sqlite = new SQLite(path, { readonly: true, fileMustExist: true });
     this.#pragma = this.#sqlite.prepare<[], number>("pragma data_version").pluck();
-    this.#lock = this.#sqlite.prepare<[], { holder: string; started_at: string; heartbeat_at: string }>("select holder, started_at, heartbeat_at from import_lock where id = 1");
+    this.#lock = this.#sqlite.prepare<[], { holder: string; started_at: string; heartbeat_at: string }>(
+      "select holder, started_at, heartbeat_at from import_lock where id = 1",
+    );
     this.#sources = this.#sqlite.prepare("select * from sources order by name").raw();
     this.#seen = this.#pragma.get()!;
     this.#version = this.#seen;
