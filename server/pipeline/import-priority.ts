@@ -47,9 +47,10 @@ export function lowerImportPriority(niceness: number = IMPORT_NICENESS): string 
  * no other thread wants, and a thread of the web process that wakes (a request
  * came in, a read finished) takes the CPU from it at once. At nice 19 alone,
  * Linux's EEVDF scheduler (6.6 and later) may let the import finish its slice
- * first: beside maltrail's import, page p95 was 10.1–12.2 ms at nice 19 and
- * 8.8–10.7 ms under SCHED_IDLE in alternated runs (docs/performance.md,
- * "Simultaneous first views rendered once, and imports under SCHED_IDLE").
+ * first. Beside maltrail's import, a probe of every answer counted 35–59
+ * answers over 9 ms under SCHED_IDLE against 53–81 at nice 19, in five
+ * alternated pairs (docs/performance.md, "Simultaneous first views rendered
+ * once, imports under SCHED_IDLE, the warninglist matcher kept").
  * Node has no call for it, so util-linux's chrt sets it (util-linux is
  * essential on Debian and Ubuntu). Where chrt is missing or refused, nice
  * stays the only priority. Like nice 19, SCHED_IDLE still gives the import
