@@ -16,8 +16,8 @@ export function cachedDocuments(cache: ResponseCache): RequestHandler {
   return async (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
     const kind = req.path.endsWith(PAYLOAD_SUFFIX) ? "payload" : "page";
-    const lookup = lookUpOrAwaitRender(req, res, cache, kind);
-    const { hit } = lookup instanceof Promise ? await lookup : lookup;
+    // Rendering is the handlers' part, once the request is admitted: no claim here.
+    const { hit } = await lookUpOrAwaitRender(req, res, cache, kind, false);
     if (!hit) return next();
     // Payloads carry no nonce; pages get this response's own.
     sendCachedDocument(req, res, hit, kind === "page" ? res.locals.cspNonce : "");

@@ -85,7 +85,12 @@ export function lookUpCached(
  */
 const RENDER_WAIT_MS = 1_000;
 
-type Lookup = { key: string | null; hit: CachedDocument | undefined };
+/** A request's cached document, if any; where it must render it, its claim on that render (claimRender). */
+interface DocumentLookup {
+  key: string | null;
+  hit: CachedDocument | undefined;
+  rendered: (() => void) | null;
+}
 
 /**
  * lookUpCached, and when another request is rendering this document, its
@@ -95,31 +100,36 @@ type Lookup = { key: string | null; hit: CachedDocument | undefined };
  * it waited for stored nothing (a 404, an error, a client that left), it
  * renders for itself.
  *
- * With nothing to wait for, the lookup is returned at once, not as a promise:
- * a handler claims the render (claimRender) in the same turn of the event
- * loop, before the other requests of the burst, worked through in the same
- * slice, look the document up.
+ * With `claim` (the handlers that render), a miss also claims the render, in
+ * the same turn of the event loop as the lookup: the other requests of a
+ * burst, worked through in the same slice, then find it claimed and wait.
  */
-export function lookUpOrAwaitRender(req: Request, res: ExpressResponse, cache: ResponseCache | undefined, kind: "page" | "payload"): Lookup | Promise<Lookup> {
-  const found = lookUpCached(req, res, cache, kind);
-  if (found.hit || found.key === null || !cache || res.locals.awaitedRender) return found;
-  const rendering = cache.store.rendering(found.key);
-  if (!rendering) return found;
-  res.locals.awaitedRender = true;
-  let timer: NodeJS.Timeout | undefined;
-  return Promise.race([rendering, new Promise<void>((resolve) => (timer = setTimeout(resolve, RENDER_WAIT_MS)))]).then(() => {
+export async function lookUpOrAwaitRender(
+  req: Request,
+  res: ExpressResponse,
+  cache: ResponseCache | undefined,
+  kind: "page" | "payload",
+  claim: boolean,
+): Promise<DocumentLookup> {
+  let found = lookUpCached(req, res, cache, kind);
+  const rendering = found.hit || found.key === null || res.locals.awaitedRender ? undefined : cache?.store.rendering(found.key);
+  if (rendering) {
+    res.locals.awaitedRender = true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([rendering, new Promise<void>((resolve) => (timer = setTimeout(resolve, RENDER_WAIT_MS)))]);
     clearTimeout(timer);
-    return lookUpCached(req, res, cache, kind);
-  });
+    found = lookUpCached(req, res, cache, kind);
+  }
+  return { ...found, rendered: claim && !found.hit ? claimRender(res, cache, found.key) : null };
 }
 
 /**
  * Claims the render of `key` for this response, so that other requests for
- * the same document wait for it (lookUpOrAwaitRender); the claim ends when
- * the returned function is called or the response closes, whichever is first.
- * Null when the document is not cached, or another request renders it already.
+ * the same document wait for it; the claim ends when the returned function is
+ * called or the response closes, whichever is first. Null when the document
+ * is not cached, or another request renders it already.
  */
-export function claimRender(res: ExpressResponse, cache: ResponseCache | undefined, key: string | null): (() => void) | null {
+function claimRender(res: ExpressResponse, cache: ResponseCache | undefined, key: string | null): (() => void) | null {
   const end = key === null ? null : (cache?.store.startRender(key) ?? null);
   if (end) {
     if (res.closed) end();
@@ -138,10 +148,8 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
   const { logger } = options;
   return async (req, res, next) => {
     const nonce = res.locals.cspNonce;
-    const lookup = lookUpOrAwaitRender(req, res, options.cache, "page");
-    const { key, hit } = lookup instanceof Promise ? await lookup : lookup;
+    const { key, hit, rendered } = await lookUpOrAwaitRender(req, res, options.cache, "page", true);
     if (hit) return sendCachedDocument(req, res, hit, nonce);
-    const rendered = claimRender(res, options.cache, key);
     try {
       const renderer = await options.getRenderer();
       const result = await renderer.query(toFetchRequest(req, res), options.requestContext(res));

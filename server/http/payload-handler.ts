@@ -8,7 +8,7 @@ import type { SsrRenderer } from "../ssr/entry";
 import { sendCachedDocument } from "../ssr/page-cache";
 import { settleRouteErrors, INTERNAL_ERROR_MESSAGE } from "./error-responses";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
-import { claimRender, lookUpOrAwaitRender, type ResponseCache } from "./page-documents";
+import { lookUpOrAwaitRender, type ResponseCache } from "./page-documents";
 import type { RequestContext } from "./request-context";
 import { clientLeft, isClientGone } from "../runtime/request-scope";
 import { RETRY_AFTER_SECONDS } from "./shed";
@@ -43,10 +43,8 @@ function errorBody(error: unknown): { statusCode: number; message: string } {
 export function payloadHandler(options: PayloadHandlerOptions): RequestHandler {
   return async (req, res, next) => {
     if (!req.path.endsWith(SUFFIX)) return next();
-    const lookup = lookUpOrAwaitRender(req, res, options.cache, "payload");
-    const { key, hit } = lookup instanceof Promise ? await lookup : lookup;
+    const { key, hit, rendered } = await lookUpOrAwaitRender(req, res, options.cache, "payload", true);
     if (hit) return sendCachedDocument(req, res, hit, "");
-    const rendered = claimRender(res, options.cache, key);
     try {
       const pagePath = req.path.slice(0, -SUFFIX.length) || "/";
       const query = new URLSearchParams(req.originalUrl.split("?")[1] ?? "");
