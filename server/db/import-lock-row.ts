@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
+import { procStatField } from "../runtime/proc-stat";
 
 /** A lock whose holder stopped refreshing it for this long is considered abandoned. */
 export const LOCK_STALE_MS = 120_000;
@@ -22,9 +23,7 @@ function isAlive(pid: number): boolean {
 /** When process `pid` started (ms since the epoch, to the second), or null where /proc cannot say. */
 export function processStartedAt(pid: number): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Field 22, starttime; counted after the command name, which may itself hold spaces and parentheses.
-    const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+    const ticks = procStatField(`/proc/${pid}/stat`, 22); // starttime
     const boot = /^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"));
     if (!boot || !Number.isFinite(ticks)) return null;
     return (Number(boot[1]) + ticks / CLOCK_TICKS_PER_SECOND) * 1000;
