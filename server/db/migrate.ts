@@ -15,6 +15,7 @@ import * as m0012 from "./migrations/0012-cve-stats";
 import * as m0013 from "./migrations/0013-cve-exploits-key";
 import * as m0014 from "./migrations/0014-cve-version-lists";
 import * as m0015 from "./migrations/0015-cve-cwes-priority";
+import * as m0016 from "./migrations/0016-indicator-source-stats";
 
 /**
  * Migrations are listed here rather than discovered on disk so that they work
@@ -36,6 +37,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0013-cve-exploits-key": m0013,
   "0014-cve-version-lists": m0014,
   "0015-cve-cwes-priority": m0015,
+  "0016-indicator-source-stats": m0016,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

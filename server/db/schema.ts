@@ -242,6 +242,11 @@ export interface IndicatorStatsTable {
   count: number;
 }
 
+/** `indicator_stats` per source: an indicator counts once under each source with a sighting of it, delisted or not (migration 0016). */
+export interface IndicatorSourceStatsTable extends IndicatorStatsTable {
+  source: string;
+}
+
 export interface IndicatorsTable {
   id: Generated<number>;
   type: string;
@@ -352,6 +357,7 @@ export interface Database {
   epss_scores: EpssScoresTable;
   indicators: IndicatorsTable;
   indicator_stats: IndicatorStatsTable;
+  indicator_source_stats: IndicatorSourceStatsTable;
   cve_stats: CveStatsTable;
   indicator_sightings: IndicatorSightingsTable;
   indicator_tags: IndicatorTagsTable;

@@ -4,7 +4,7 @@ import type { IocListParams } from "../../shared/ioc-radar/list-params";
 import type { IocChartStats } from "../../shared/ioc-radar/list-types";
 import type { Database } from "../db/schema";
 import { iocFilter, type FilterContext } from "./filters";
-import { statsTableAnswers, statsTableFilter } from "./stats-table";
+import { statsRows, statsTableAnswers } from "./stats-table";
 
 const DAY_MS = 86_400_000;
 /** The per-day chart shows the 90 days up to the newest match (or up to now with a "seen within" filter). */
@@ -73,35 +73,35 @@ export async function aggregateIocStats(db: Kysely<Database>, params: IocListPar
   );
 }
 
-/** The same statistics, summed from the statistics table: the unfiltered list and lists filtered by type, threat type or family. */
+/** The same statistics, summed from the statistics tables: the unfiltered list and lists filtered by source, type, threat type or family. */
 export async function statsFromTable(db: Kysely<Database>, params: IocListParams, context: FilterContext): Promise<IocChartStats> {
   if (params.malware && context.malwareKeys.length === 0) return chartStats(null, null, [], [], []);
-  const filtered = () => db.selectFrom("indicator_stats").where((eb) => statsTableFilter(eb, params, context));
-  const total = sql<number>`sum(indicator_stats.count)`;
+  const filtered = () => statsRows(db, params, context);
+  const total = sql<number>`sum(stats.count)`;
   const newest = await filtered()
-    .where("indicator_stats.day", "!=", "")
-    .select((eb) => eb.fn.max("indicator_stats.day").as("newest"))
+    .where("stats.day", "!=", "")
+    .select((eb) => eb.fn.max("stats.day").as("newest"))
     .executeTakeFirst();
   const to = newest?.newest || null;
   const from = to ? shiftDay(to, -(PER_DAY_DAYS - 1)) : null;
   const [perDayRows, typeRows, malwareRows] = await Promise.all([
     from
       ? filtered()
-          .where("indicator_stats.day", ">=", from)
-          .select(["indicator_stats.day", "indicator_stats.type", total.as("count")])
-          .groupBy(["indicator_stats.day", "indicator_stats.type"])
+          .where("stats.day", ">=", from)
+          .select(["stats.day", "stats.type", total.as("count")])
+          .groupBy(["stats.day", "stats.type"])
           .execute()
       : Promise.resolve([]),
     filtered()
-      .select(["indicator_stats.type", total.as("count")])
-      .groupBy("indicator_stats.type")
+      .select(["stats.type", total.as("count")])
+      .groupBy("stats.type")
       .execute(),
     filtered()
-      .where("indicator_stats.malware_family", "is not", null)
-      .select(["indicator_stats.malware_family", total.as("count")])
-      .groupBy("indicator_stats.malware_family")
+      .where("stats.malware_family", "is not", null)
+      .select(["stats.malware_family", total.as("count")])
+      .groupBy("stats.malware_family")
       .orderBy("count", "desc")
-      .orderBy("indicator_stats.malware_family")
+      .orderBy("stats.malware_family")
       .limit(TOP_MALWARE)
       .execute(),
   ]);

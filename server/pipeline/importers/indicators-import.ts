@@ -4,7 +4,7 @@ import { hostOf, registrableDomain } from "../../../shared/ioc/host";
 import type { IocSighting } from "../../feeds/ioc/sighting";
 import { createIocIndexes, createIocTables, IOC_TABLES } from "../../db/ioc-tables";
 import type { Database } from "../../db/schema";
-import { addToIndicatorStats, INDICATOR_STATS_KEY, refreshIndicatorStats } from "../../ioc/stats-table";
+import { addToIndicatorSourceStats, addToIndicatorStats, INDICATOR_SOURCE_STATS_KEY, INDICATOR_STATS_KEY, refreshIndicatorStats } from "../../ioc/stats-table";
 import type { Importer, MergeContext } from "../engine/importer";
 import type { StagingOut, StagingTable } from "../engine/staging";
 
@@ -257,6 +257,15 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
   await run(sql`
     update ${s("changed")} set indicator_id = i.id from ${t.indicators} i
     where ${s("changed")}.indicator_id is null and i.value = ${s("changed")}.value and i.type = ${s("changed")}.type`);
+  if (countStats) {
+    // The stored indicators this run gives their first sighting from this source: under it in
+    // `indicator_source_stats` from now on, not before.
+    await run(sql`drop table if exists ${s("gained")}`);
+    await run(sql`
+      create table ${s("gained")} as select distinct c.indicator_id from ${s("changed")} c
+      where c.indicator_id <= ${maxId}
+        and not exists (select 1 from ${t.sightings} st where st.indicator_id = c.indicator_id and st.source = ${ctx.source})`);
+  }
   // In key order, so the table grows page by page: in place, the changed rows are mostly stored indicators', whose ids
   // are scattered. A rebuild's are mostly new indicators', already in id order (classify() groups them by value, and
   // the ids follow the values): sorting them again cost 0.5 s of maltrail's first import.
@@ -302,6 +311,12 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
       create table ${s("stats_delta")} as select ${INDICATOR_STATS_KEY}, -count(*) as n
       from ${t.indicators} i join ${s("touched")} tt on tt.id = i.id where i.id <= ${maxId}
       group by type, threat_type, malware_family, day`);
+    await run(sql`drop table if exists ${s("source_stats_delta")}`);
+    await run(sql`
+      create table ${s("source_stats_delta")} as select ${INDICATOR_SOURCE_STATS_KEY}, -count(*) as n
+      from ${touchedMemberships(t, maxId)} m join ${t.indicators} i on i.id = m.indicator_id
+      where not (m.source = ${ctx.source} and m.indicator_id in (select indicator_id from ${s("gained")}))
+      group by source, type, threat_type, malware_family, day`);
   }
   // Each touched indicator's aggregates over all its sightings; its threat type and family from the newest sighting that names one.
   await run(sql`
@@ -333,6 +348,16 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
       from ${t.indicators} i where i.id > ${maxId}
       group by type, threat_type, malware_family, day`);
     await addToIndicatorStats(db, s("stats_delta"));
+    await run(sql`
+      insert into ${s("source_stats_delta")} select ${INDICATOR_SOURCE_STATS_KEY}, count(*) as n
+      from ${touchedMemberships(t, maxId)} m join ${t.indicators} i on i.id = m.indicator_id
+      group by source, type, threat_type, malware_family, day`);
+    // Every sighting of an indicator this run created is this source's.
+    await run(sql`
+      insert into ${s("source_stats_delta")} select ${INDICATOR_SOURCE_STATS_KEY}, count(*) as n
+      from (select cast(${ctx.source} as text) as source, type, threat_type, malware_family, last_seen from ${t.indicators} where id > ${maxId}) i
+      group by source, type, threat_type, malware_family, day`);
+    await addToIndicatorSourceStats(db, s("source_stats_delta"));
   }
 
   await run(sql`
@@ -348,6 +373,14 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
     where true on conflict do nothing`);
   await ctx.store.dialect.addToValueSearchIndex(db, `indicators${t.suffix}`, maxId);
   await between();
+}
+
+/** The stored indicators a merge touched (ids up to `maxId`, the largest before it), once per source with a sighting of them. */
+function touchedMemberships(t: Target, maxId: number): RawBuilder<unknown> {
+  return sql`(
+    select distinct st.indicator_id, st.source from ${s("touched")} tt cross join ${t.sightings} st
+    where tt.id <= ${maxId} and st.indicator_id = tt.id
+  )`;
 }
 
 /** The family aliases a feed states replace the ones it stated before. */

@@ -25,7 +25,7 @@ async function mostCommon(column: "threat_type" | "malware_family"): Promise<str
 }
 
 describe("the indicator statistics table", () => {
-  it("gives the unfiltered list and its type, threat-type and family filters the same charts and counts as the indicators themselves", async () => {
+  it("gives the unfiltered list and its source, type, threat-type and family filters the same charts and counts as the indicators themselves", async () => {
     const db = t.database.db;
     const service = createIocService(
       db,
@@ -42,6 +42,13 @@ describe("the indicator statistics table", () => {
       { malware: family.toLowerCase() },
       { malware: family.toLowerCase(), type: ["url", "domain"] },
       { malware: "no-such-family" },
+      // From indicator_source_stats: an indicator of several sources counts under each.
+      { source: "tweetfeed" },
+      { source: "tweetfeed", type: ["url"] },
+      { source: "tweetfeed", threat_type: threat },
+      { source: "signature-base", type: ["domain", "ipv4"] },
+      { source: "feodotracker", malware: family.toLowerCase() },
+      { source: "no-such-source" },
     ];
     for (const params of views) {
       expect(statsTableAnswers(params)).toBe(true);
@@ -54,6 +61,17 @@ describe("the indicator statistics table", () => {
         .where((eb) => (params.type ? eb("type", "in", params.type) : eb.lit(true)))
         .where((eb) => (params.threat_type ? eb("threat_type", "=", params.threat_type) : eb.lit(true)))
         .where((eb) => (params.malware ? eb(sql`lower(malware_family)`, "in", [...context.malwareKeys, ""]) : eb.lit(true)))
+        .where((eb) =>
+          params.source
+            ? eb.exists(
+                eb
+                  .selectFrom("indicator_sightings as st")
+                  .select("st.indicator_id")
+                  .whereRef("st.indicator_id", "=", "indicators.id")
+                  .where("st.source", "=", params.source),
+              )
+            : eb.lit(true),
+        )
         .executeTakeFirstOrThrow();
       expect(await countIndicators(db, params, now, context)).toBe(Number(n));
     }
@@ -63,11 +81,11 @@ describe("the indicator statistics table", () => {
     expect(all.topMalware.length).toBeGreaterThan(0);
   });
 
-  it("leaves the filters it cannot answer (free text, tag, source, host, domain, seen within) to the indicators", () => {
+  it("leaves the filters it cannot answer (free text, tag, host, domain, seen within) to the indicators", () => {
     for (const params of [
       { q: "login" },
       { tag: "x" },
-      { source: "maltrail" },
+      { source: "tweetfeed", tag: "x" },
       { host: "a.example" },
       { domain: "example.com" },
       { seen: "7d" },
