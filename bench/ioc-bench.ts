@@ -116,6 +116,8 @@ async function pageQueryViews(db: Kysely<Database>): Promise<Array<[string, stri
     q: "login",
   };
   for (const [key, value] of Object.entries(filters)) if (value) views.push([`${key} '${value.slice(0, 30)}'`, q({ [key]: value })]);
+  // The largest source's most common type: read along the type's index, each row probed for the source (probesSource).
+  if (filters.source && filters.type) views.push([`source '${filters.source}', type '${filters.type}'`, q({ source: filters.source, type: filters.type })]);
   const value = await db.selectFrom("indicators").select("value").where("type", "=", "ipv4").limit(1).executeTakeFirst();
   if (value) views.push([`q = an address`, q({ q: value.value })]);
   return views;

@@ -13,7 +13,7 @@ import { createVersionedCache, type DataVersion, type VersionedCache } from "../
 import { querySourceStatuses } from "../sources/status";
 import { queryIocDetail } from "./detail";
 import type { Extract } from "./extract-pool";
-import { filterIndexKeepsOrder, type FilterContext } from "./filters";
+import { filterIndexKeepsOrder, probesSource, type FilterContext } from "./filters";
 import { countIndicators, countWalkHits, queryIndicatorRows, toListPage, toListRows } from "./list";
 import { lookupIndicators } from "./lookup";
 import { queryIocStats } from "./stats";
@@ -199,12 +199,29 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
     return chooseScanProbed({ matches, universe, pageEnd }, hitsWithin);
   };
 
+  // Whether the page's source filter probes rows (see probesSource), from counts the statistics tables answer.
+  const probeSourceFor = async (params: IocListParams, now: Date, context: FilterContext): Promise<boolean> => {
+    if (!params.source || !filterIndexKeepsOrder(params, context)) return false;
+    const [matches, alongIndex, sourceSize] = await Promise.all([
+      count(params, now, context),
+      count({ ...params, source: undefined }, now, context),
+      count({ source: params.source }, now, context),
+    ]);
+    return probesSource({ matches, alongIndex, sourceSize, pageEnd: (params.page ?? 1) * (params.per_page ?? IOC_PAGE_SIZE_DEFAULT) });
+  };
+
   return {
     scanFor,
     async list(params, now) {
       const context = await filterContext(params);
-      const [total, scan, lists, listed] = await Promise.all([count(params, now, context), scanFor(params, now), matcher(), completeLists()]);
-      const rows = await queryIndicatorRows(db, params, now, context, scan);
+      const [total, scan, lists, listed, probeSource] = await Promise.all([
+        count(params, now, context),
+        scanFor(params, now),
+        matcher(),
+        completeLists(),
+        probeSourceFor(params, now, context),
+      ]);
+      const rows = await queryIndicatorRows(db, params, now, { ...context, probeSource }, scan);
       return toListPage(params, await toListRows(db, rows, lists, listed, now), total);
     },
     stats: async (params, now) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chooseScan } from "../../../server/db/scan";
-import type { FilterContext } from "../../../server/ioc/filters";
+import { probesSource, type FilterContext } from "../../../server/ioc/filters";
 import { listScan, walkUniverseView } from "../../../server/ioc/service";
 import { sqliteDialect } from "../../../server/db/dialect/sqlite";
 
@@ -28,5 +28,24 @@ describe("how the IOC list reads its page", () => {
     expect(walkUniverseView({ tag: "phishing", seen: "30d", sort: "last_seen", dir: "asc" })).toEqual({ seen: "30d" });
     expect(walkUniverseView({ tag: "phishing", seen: "30d", sort: "confidence" })).toEqual({});
     expect(walkUniverseView({ tag: "phishing" })).toEqual({});
+  });
+});
+
+describe("how a source filter is tested along a filter's own index", () => {
+  // On the full snapshot import: maltrail has 1,420,594 indicators, 1,153,993 of the 1,237,067 domains.
+  it("probes each row when the walk to the page's end is shorter than the source's list", () => {
+    expect(probesSource({ matches: 1_153_993, alongIndex: 1_237_067, sourceSize: 1_420_594, pageEnd: 25 })).toBe(true);
+  });
+
+  it("lists the source's indicators when they are few beside the rows the walk would step over", () => {
+    // feodotracker: 28 indicators, all IPv4 addresses, among about 100,000.
+    expect(probesSource({ matches: 28, alongIndex: 100_000, sourceSize: 28, pageEnd: 25 })).toBe(false);
+    expect(probesSource({ matches: 0, alongIndex: 100_000, sourceSize: 500, pageEnd: 25 })).toBe(false);
+  });
+
+  it("weighs deeper pages by their end", () => {
+    const view = { matches: 10_000, alongIndex: 100_000, sourceSize: 300_000 };
+    expect(probesSource({ ...view, pageEnd: 25 })).toBe(true);
+    expect(probesSource({ ...view, pageEnd: 50_000 })).toBe(false);
   });
 });
