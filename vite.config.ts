@@ -38,7 +38,7 @@ const POSTGRES_INTEGRATION_TESTS = [
   "tests/integration/shell/{pages,errors,metrics,route-validation,serving,endpoints,process,start-up,roles}.test.{ts,tsx}",
   "tests/integration/{home/home,bench/load-mix}.test.ts",
   "tests/integration/db/signed-counts.test.ts",
-  "tests/integration/pipeline/{cli,download,egress-proxy,epss,indicator-stats,ioc-sources,misp-feed,records,snapshots,stats-change}.test.ts",
+  "tests/integration/pipeline/{cli,download,egress-proxy,epss,indicator-family-pick,indicator-stats,ioc-sources,misp-feed,records,snapshots,stats-change}.test.ts",
   // Compares SQLite and PostgreSQL side by side: it needs both global setups.
   "tests/integration/parity/*.test.ts",
 ];

@@ -318,7 +318,9 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
       where not (m.source = ${ctx.source} and m.indicator_id in (select indicator_id from ${s("gained")}))
       group by source, type, threat_type, malware_family, day`);
   }
-  // Each touched indicator's aggregates over all its sightings; its threat type and family from the newest sighting that names one.
+  // Each touched indicator's aggregates over all its sightings; its threat type and family from the newest sighting that
+  // names one. Sightings of one run without dates tie (maltrail lists an address in several families' files): the first
+  // name in byte order breaks the tie, so the same data gives the same family on every import and on both dialects.
   await run(sql`
     update ${t.indicators} set
       first_seen = a.first_seen, last_seen = a.last_seen, listed_since = a.listed_since, confidence = a.confidence,
@@ -329,9 +331,9 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
       from (
         select st.indicator_id, st.first_seen, st.last_seen, st.listed_since, st.confidence, st.source,
           first_value(st.threat_type) over (partition by st.indicator_id
-            order by case when st.threat_type is null then 1 else 0 end, st.last_seen desc nulls last, st.listed_since desc) as threat_pick,
+            order by case when st.threat_type is null then 1 else 0 end, st.last_seen desc nulls last, st.listed_since desc, st.threat_type) as threat_pick,
           first_value(st.malware_family) over (partition by st.indicator_id
-            order by case when st.malware_family is null then 1 else 0 end, st.last_seen desc nulls last, st.listed_since desc) as family_pick
+            order by case when st.malware_family is null then 1 else 0 end, st.last_seen desc nulls last, st.listed_since desc, st.malware_family) as family_pick
         -- From the touched keys to their sightings (SQLite keeps a cross join's order): the planner otherwise scanned
         -- every sighting to read them in key order, 0.7 s for 5,000 touched indicators of 1.7 M.
         from ${s("touched")} tt cross join ${t.sightings} st where st.indicator_id = tt.id
