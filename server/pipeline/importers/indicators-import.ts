@@ -233,7 +233,8 @@ async function classify(db: Kysely<Database>, ctx: MergeContext): Promise<void> 
  * generation): new indicators, changed sightings, what a complete list no
  * longer lists, and the aggregates of every indicator that any of it touched.
  * `countStats`: also moves the touched indicators' counts in
- * `indicator_stats` (a merge in place; a rebuild counts its generation whole).
+ * `indicator_stats` and `indicator_source_stats` (a merge in place; a
+ * rebuild counts its generation whole).
  */
 async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complete: boolean, between: () => Promise<void>, countStats = false): Promise<void> {
   const run = async (query: RawBuilder<unknown>) => {

@@ -75,7 +75,8 @@ describe("the indicator statistics table", () => {
         .executeTakeFirstOrThrow();
       expect(await countIndicators(db, params, now, context)).toBe(Number(n));
     }
-    // The data set has charts to compare: a per-day series and families.
+    // The data set has charts to compare: a per-day series and families, and a source's share of them.
+    expect(await countIndicators(db, { source: "tweetfeed" }, now, await service.filterContext({ source: "tweetfeed" }))).toBeGreaterThan(1000);
     const all = await queryIocStats(db, {}, now, await service.filterContext({}));
     expect(all.perDay.days.length).toBeGreaterThan(0);
     expect(all.topMalware.length).toBeGreaterThan(0);
