@@ -129,6 +129,7 @@ const app = createApp({
   }),
   db: web.db,
   dataVersion: web.dataVersion,
+  sourceStatusRows: web.sourceStatusRows,
   extract: extractPool.extract,
   logger: pino({ level: "silent" }),
   getRenderer: async () => renderer,

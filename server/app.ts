@@ -5,6 +5,7 @@ import type { ViteDevServer } from "vite";
 import type { BuildInfo } from "../shared/config/public-config";
 import { toPublicConfig, trustProxySetting, type Env } from "./config/env";
 import type { Database } from "./db/schema";
+import type { WebDatabase } from "./db/web-database";
 import type { PipelineConfig } from "./pipeline/config";
 import { cveRoutes } from "./api/cves";
 import { iocRoutes } from "./api/iocs";
@@ -43,6 +44,8 @@ export interface AppDependencies {
   db: Kysely<Database>;
   /** Changes whenever the data does; every cache is keyed by it. */
   dataVersion: DataVersion;
+  /** The sources' status rows without a query, where the database offers them (WebDatabase). */
+  sourceStatusRows?: WebDatabase["sourceStatusRows"];
   /** Indicator extraction for bulk lookups, off the main thread in production. */
   extract: Extract;
   logger: Logger;
@@ -178,7 +181,7 @@ export function createApp(deps: AppDependencies): Express {
       rateLimit: { windowMs: env.RATE_LIMIT_WINDOW_MS, lookupMax: env.RATE_LIMIT_LOOKUP_MAX, store: limitStores?.("lookup") },
     }),
   );
-  api.use("/v1", createSourcesRouter({ db, now, config: deps.pipelineConfig }));
+  api.use("/v1", createSourcesRouter({ db, now, config: deps.pipelineConfig, statusRows: deps.sourceStatusRows }));
   api.use("/v1", suggestRoutes(db, homeCache));
   api.use("/v1", openApiRoutes());
   api.use(apiNotFound);

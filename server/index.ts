@@ -54,6 +54,7 @@ async function main(): Promise<void> {
           env,
           db: web.db,
           dataVersion: web.dataVersion,
+          sourceStatusRows: web.sourceStatusRows,
           extract: extractPool.extract,
           logger,
           pipelineConfig,
@@ -108,7 +109,10 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => shutdown("SIGINT"));
 }
 
-type SiteDependencies = Pick<AppDependencies, "env" | "db" | "dataVersion" | "extract" | "logger" | "pipelineConfig" | "isShuttingDown" | "rateLimitStores">;
+type SiteDependencies = Pick<
+  AppDependencies,
+  "env" | "db" | "dataVersion" | "sourceStatusRows" | "extract" | "logger" | "pipelineConfig" | "isShuttingDown" | "rateLimitStores"
+>;
 
 /** Connections for the shared rate-limit counters: one short upsert per request each. */
 const RATE_LIMIT_POOL_SIZE = 4;

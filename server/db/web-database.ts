@@ -1,10 +1,21 @@
-import type { Kysely } from "kysely";
-import type { Database } from "./schema";
+import type { Kysely, Selectable } from "kysely";
+import type { Database, ImportLockTable, SourcesTable } from "./schema";
 import type { DataVersion } from "./versioned-cache";
+
+/** The rows a source's status is computed from: every `sources` row and the import lock's, of one commit. */
+export interface SourceStatusRows {
+  sources: Selectable<SourcesTable>[];
+  importLock: Selectable<ImportLockTable> | null;
+}
 
 /** What the web process reads through, whichever database is behind it. */
 export interface WebDatabase {
   db: Kysely<Database>;
   dataVersion: DataVersion;
+  /**
+   * The status rows as of the last commit, without a query, where the data
+   * version already holds them (SQLite); absent where they are queried.
+   */
+  sourceStatusRows?: () => SourceStatusRows;
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
-import type { Kysely } from "kysely";
+import type { Kysely, Selectable } from "kysely";
 import type { SourceStatus } from "../../shared/types/source-status";
-import type { Database } from "../db/schema";
+import type { Database, SourcesTable } from "../db/schema";
 import type { PipelineConfig } from "../pipeline/config";
 import type { FailureDetail } from "../pipeline/engine/failure";
 import { SOURCES } from "../pipeline/source-catalogue";
@@ -23,7 +23,12 @@ function parseDetail(text: string | null): FailureDetail | null {
  * configuration) whether and when it is imported next.
  */
 export async function querySourceStatuses(db: Kysely<Database>, now: Date, config?: PipelineConfig): Promise<SourceStatus[]> {
-  const rows = new Map((await db.selectFrom("sources").selectAll().execute()).map((row) => [row.name, row]));
+  return sourceStatuses(await db.selectFrom("sources").selectAll().execute(), now, config);
+}
+
+/** querySourceStatuses from `sources` rows already read. */
+export function sourceStatuses(sourceRows: readonly Selectable<SourcesTable>[], now: Date, config?: PipelineConfig): SourceStatus[] {
+  const rows = new Map(sourceRows.map((row) => [row.name, row]));
   const clock = now.getTime();
   return SOURCES.map((source) => {
     const row = rows.get(source.name);

@@ -131,6 +131,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     env,
     db: web.db,
     dataVersion: web.dataVersion,
+    sourceStatusRows: web.sourceStatusRows,
     extract: extractPool.extract,
     logger: options.logger ?? pino({ level: "silent" }),
     getRenderer: async () => renderer,

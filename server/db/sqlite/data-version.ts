@@ -1,5 +1,8 @@
 import SQLite from "better-sqlite3";
+import type { Selectable } from "kysely";
 import { lockAbandoned } from "../import-lock-row";
+import type { ImportLockTable, SourcesTable } from "../schema";
+import type { SourceStatusRows } from "../web-database";
 
 /**
  * The version of the served data, read without waiting for anything.
@@ -25,11 +28,13 @@ import { lockAbandoned } from "../import-lock-row";
 export class SqliteDataVersion {
   readonly #sqlite: SQLite.Database;
   readonly #pragma: SQLite.Statement<[], number>;
-  readonly #lock: SQLite.Statement<[], { holder: string; started_at: string; heartbeat_at: string }>;
-  readonly #sources: SQLite.Statement<[], unknown>;
+  readonly #lock: SQLite.Statement<[], Selectable<ImportLockTable>>;
+  readonly #sources: SQLite.Statement<[], Selectable<SourcesTable>>;
+  readonly #read: () => SourceStatusRows;
   #seen: number;
   #version: number;
-  #sourceRows: string;
+  #rows: SourceStatusRows;
+  #sourcesKey: string;
 
   constructor(
     path: string,
@@ -37,34 +42,43 @@ export class SqliteDataVersion {
   ) {
     this.#sqlite = new SQLite(path, { readonly: true, fileMustExist: true });
     this.#pragma = this.#sqlite.prepare<[], number>("pragma data_version").pluck();
-    this.#lock = this.#sqlite.prepare<[], { holder: string; started_at: string; heartbeat_at: string }>(
-      "select holder, started_at, heartbeat_at from import_lock where id = 1",
-    );
-    this.#sources = this.#sqlite.prepare("select * from sources order by name").raw();
+    this.#lock = this.#sqlite.prepare<[], Selectable<ImportLockTable>>("select * from import_lock where id = 1");
+    this.#sources = this.#sqlite.prepare<[], Selectable<SourcesTable>>("select * from sources order by name");
+    // One read transaction for both, so the lock and the sources rows are of the same commit.
+    this.#read = this.#sqlite.transaction(() => ({ sources: this.#sources.all(), importLock: this.#lock.get() ?? null }));
     this.#seen = this.#pragma.get()!;
     this.#version = this.#seen;
-    this.#sourceRows = this.#readSources();
+    this.#rows = this.#read();
+    this.#sourcesKey = JSON.stringify(this.#rows.sources);
   }
 
-  #readSources(): string {
-    return JSON.stringify(this.#sources.all());
-  }
-
-  #importRunning(): boolean {
-    const row = this.#lock.get();
-    return row !== undefined && !lockAbandoned(row, this.now());
+  /** Reads the rows again if anything was committed since they were read. */
+  #refresh(): void {
+    const seen = this.#pragma.get()!;
+    if (seen === this.#seen) return;
+    this.#seen = seen;
+    this.#rows = this.#read();
+    const sourcesKey = JSON.stringify(this.#rows.sources);
+    const lock = this.#rows.importLock;
+    const importRunning = lock !== null && !lockAbandoned(lock, this.now());
+    if (!importRunning || sourcesKey !== this.#sourcesKey) this.#version = seen;
+    this.#sourcesKey = sourcesKey;
   }
 
   current(): string {
-    const seen = this.#pragma.get()!;
-    if (seen !== this.#seen) {
-      this.#seen = seen;
-      // One read transaction for both, so the lock and the sources rows are of the same commit.
-      const [running, sourceRows] = this.#sqlite.transaction(() => [this.#importRunning(), this.#readSources()] as const)();
-      if (!running || sourceRows !== this.#sourceRows) this.#version = seen;
-      this.#sourceRows = sourceRows;
-    }
+    this.#refresh();
     return String(this.#version);
+  }
+
+  /**
+   * The `sources` rows and the import lock's row of the last commit. They are
+   * read for the version anyway; `/api/v1/sources` answers from them instead
+   * of two queries on the read pool, which took half its time. Unlike the
+   * version, they follow every commit: the lock's source and heartbeat too.
+   */
+  statusRows(): SourceStatusRows {
+    this.#refresh();
+    return this.#rows;
   }
 
   close(): void {

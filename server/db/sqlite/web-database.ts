@@ -19,6 +19,7 @@ export function openSqliteWebDatabase(options: ReadPoolOptions): SqliteWebDataba
   return {
     db,
     dataVersion: () => version.current(),
+    sourceStatusRows: () => version.statusRows(),
     readPool,
     async close() {
       // Kysely's destroy() does nothing for a driver that never ran a query: close the pool itself.

@@ -1,7 +1,7 @@
-import { sql, type Kysely } from "kysely";
+import { sql, type Kysely, type Selectable } from "kysely";
 import { lockAbandoned as abandoned } from "../../db/import-lock-row";
 import { isPostgres } from "../../db/is-postgres";
-import type { Database } from "../../db/schema";
+import type { Database, ImportLockTable } from "../../db/schema";
 import { ImportBusyError, lockHolderName, type ImportLock, type LockHolder } from "./lock-holder";
 import { acquirePostgresImportLock, currentPostgresImport } from "./postgres-lock";
 
@@ -64,7 +64,11 @@ export async function acquireImportLock(db: Kysely<Database>, now: () => Date = 
 /** The running import, if any (for /api/v1/sources and the CLI's message). */
 export async function currentImport(db: Kysely<Database>, now: Date = new Date()): Promise<LockHolder | null> {
   if (isPostgres(db)) return currentPostgresImport(db);
-  const row = await db.selectFrom("import_lock").selectAll().where("id", "=", 1).executeTakeFirst();
+  return runningImport(await db.selectFrom("import_lock").selectAll().where("id", "=", 1).executeTakeFirst(), now);
+}
+
+/** The import that SQLite's `import_lock` row names, unless its holder is gone. */
+export function runningImport(row: Selectable<ImportLockTable> | null | undefined, now: Date): LockHolder | null {
   if (!row || abandoned(row, now.getTime())) return null;
   return { holder: row.holder, source: row.source, startedAt: row.started_at };
 }

@@ -8,7 +8,10 @@ import express from "express";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSourcesRouter } from "../../../server/api/sources";
+import { SqliteDataVersion } from "../../../server/db/sqlite/data-version";
+import type { SourceStatusRows } from "../../../server/db/web-database";
 import { loadPipelineConfig, type PipelineConfig } from "../../../server/pipeline/config";
+import { acquireImportLock, lockHolderName } from "../../../server/pipeline/engine/lock";
 import { recordCrashedImport } from "../../../server/pipeline/run";
 import { childProcessRunner } from "../../../server/pipeline/runner";
 import { startScheduler } from "../../../server/pipeline/scheduler";
@@ -248,6 +251,36 @@ describe("sources API and scheduler", () => {
     });
     const epss = response.body.sources.find((s: { name: string }) => s.name === "epss");
     expect(epss).toMatchObject({ status: "never-run", freshness: { basis: "never-imported", stale: true } });
+  });
+
+  it("names the running import and follows every commit, read by queries or (SQLite) with the data version", async () => {
+    const version = db.env.DATABASE_PATH ? new SqliteDataVersion(db.env.DATABASE_PATH) : null;
+    const readers: Array<[string, (() => SourceStatusRows) | undefined]> = [["queried", undefined]];
+    if (version) readers.push(["data version", () => version.statusRows()]);
+    async function answers() {
+      const bodies = [];
+      for (const [, statusRows] of readers) {
+        const app = express().use("/api/v1", createSourcesRouter({ db: db.db, now: () => NOW, statusRows }));
+        const { body } = await request(app).get("/api/v1/sources").expect(200);
+        bodies.push({ running: body.running, epss: body.sources.find((s: { name: string }) => s.name === "epss").status });
+      }
+      return bodies;
+    }
+    try {
+      const lock = await acquireImportLock(db.db);
+      await lock.setSource("epss");
+      const holder = lockHolderName();
+      for (const answer of await answers()) expect(answer).toMatchObject({ running: { holder, source: "epss" }, epss: "never-run" });
+      await db.db.insertInto("sources").values({ name: "epss", status: "failed", last_error: "fetch failed" }).execute();
+      // The lock's new source moves no served data (nor the version): the answer follows it all the same.
+      await lock.setSource("cisa-kev");
+      for (const answer of await answers()) expect(answer).toMatchObject({ running: { holder, source: "cisa-kev" }, epss: "failed" });
+      await lock.release();
+      for (const answer of await answers()) expect(answer).toEqual({ running: null, epss: "failed" });
+      expect((await answers()).length).toBe(version ? 2 : 1);
+    } finally {
+      version?.close();
+    }
   });
 
   it("runs a never-run source on start in an import process of its own, and answers runNow", async () => {

@@ -46,6 +46,8 @@ describe("the served data version (SQLite)", () => {
     it("does not move when the import takes the lock, names its source or heartbeats", async () => {
       expect(await moves(async () => (lock = await acquireImportLock(store.db)))).toBe(false);
       expect(await moves(() => lock.setSource("maltrail"))).toBe(false);
+      // The status rows follow every commit all the same (GET /api/v1/sources reads them).
+      expect(version.statusRows().importLock).toMatchObject({ source: "maltrail" });
       expect(await moves(() => sql`update import_lock set heartbeat_at = ${new Date().toISOString()}`.execute(store.db))).toBe(false);
     });
 
@@ -73,6 +75,7 @@ describe("the served data version (SQLite)", () => {
 
     it("moves when a failure is recorded", async () => {
       expect(await moves(() => sql`update sources set status = 'failed', last_error = 'fetch failed' where name = 'maltrail'`.execute(store.db))).toBe(true);
+      expect(version.statusRows().sources).toEqual([expect.objectContaining({ name: "maltrail", status: "failed", last_error: "fetch failed" })]);
     });
 
     it("moves when the import ends, so another writer's commit made during it is seen then", async () => {
