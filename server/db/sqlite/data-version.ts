@@ -56,8 +56,9 @@ export class SqliteDataVersion {
   #refresh(): void {
     const seen = this.#pragma.get()!;
     if (seen === this.#seen) return;
-    this.#seen = seen;
+    // Read before the commit counts as seen: a read that fails is tried again on the next call.
     this.#rows = this.#read();
+    this.#seen = seen;
     const sourcesKey = JSON.stringify(this.#rows.sources);
     const lock = this.#rows.importLock;
     const importRunning = lock !== null && !lockAbandoned(lock, this.now());
