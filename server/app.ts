@@ -98,7 +98,7 @@ export function createApp(deps: AppDependencies): Express {
       : env.PAGE_CACHE_MB > 0 && !deps.vite
         ? new PageCache({ maxBytes: env.PAGE_CACHE_MB * 1024 * 1024, level: 9 })
         : null;
-  const cacheScope = () => `${deps.build.id}|${dataVersion()}|${now().toISOString().slice(0, 13)}`;
+  const cacheScope = () => ({ build: deps.build.id, data: `${dataVersion()}|${now().toISOString().slice(0, 13)}` });
 
   const pages = pageHandler({
     getRenderer: deps.getRenderer,

@@ -5,7 +5,7 @@ import type { BootState } from "../../shared/config/public-config";
 import type { ClientAssets } from "../ssr/assets";
 import { DOCUMENT_TAIL, documentHead } from "../ssr/document";
 import type { SsrRenderer } from "../ssr/entry";
-import { sendCachedDocument, type CachedDocument, type PageCache } from "../ssr/page-cache";
+import { sendCachedDocument, type CachedDocument, type DocumentKey, type PageCache } from "../ssr/page-cache";
 import { settleRouteErrors } from "./error-responses";
 import { redirectTarget, toFetchRequest } from "./fetch-request";
 import type { RequestContext } from "./request-context";
@@ -14,8 +14,11 @@ import { RETRY_AFTER_SECONDS } from "./shed";
 
 export interface ResponseCache {
   store: PageCache;
-  /** What every cached document depends on besides its URL: build, data version, hour of the clock. */
-  scope: () => string;
+  /**
+   * What every cached document depends on besides its URL: the build, which
+   * no document outlives, and the data (data version, hour of the clock).
+   */
+  scope: () => { build: string; data: string };
 }
 
 export interface PageHandlerOptions {
@@ -41,11 +44,12 @@ const HTML = "text/html; charset=utf-8";
 /**
  * The key of a page in the cache, or null when it must be rendered for this
  * request alone. A forced error screen (429, 503) does not depend on the URL,
- * so one copy serves every such request.
+ * so one copy serves every such request. The URL comes last, after parts
+ * with a fixed number of separators, so no two keys can run together.
  */
-export function cacheKey(req: Request, res: ExpressResponse, cache: ResponseCache | undefined, kind: "page" | "payload"): string | null {
+export function cacheKey(req: Request, res: ExpressResponse, cache: ResponseCache | undefined, kind: "page" | "payload"): DocumentKey | null {
   if (!cache) return null;
-  let scope: string;
+  let scope: { build: string; data: string };
   try {
     scope = cache.scope();
   } catch {
@@ -53,8 +57,8 @@ export function cacheKey(req: Request, res: ExpressResponse, cache: ResponseCach
     return null;
   }
   const forced = res.locals.forcedError;
-  if (forced) return `${kind}|forced|${forced.status}|${scope}`;
-  return `${kind}|${scope}|${req.originalUrl}`;
+  const name = forced ? `forced|${forced.status}` : req.originalUrl;
+  return { id: `${kind}|${scope.build}|${scope.data}|${name}`, family: `${kind}|${scope.build}|${name}` };
 }
 
 /**
@@ -68,11 +72,11 @@ export function lookUpCached(
   res: ExpressResponse,
   cache: ResponseCache | undefined,
   kind: "page" | "payload",
-): { key: string | null; hit: CachedDocument | undefined } {
+): { key: DocumentKey | null; hit: CachedDocument | undefined } {
   const key = cacheKey(req, res, cache, kind);
   if (key === null || !cache) return { key, hit: undefined };
-  const hit = res.locals.cacheMissedKey === key ? cache.store.getAfterMiss(key) : cache.store.get(key);
-  if (!hit) res.locals.cacheMissedKey = key;
+  const hit = res.locals.cacheMissedKey === key.id ? cache.store.getAfterMiss(key.id) : cache.store.get(key.id);
+  if (!hit) res.locals.cacheMissedKey = key.id;
   return { key, hit };
 }
 
@@ -87,14 +91,15 @@ const RENDER_WAIT_MS = 1_000;
 
 /** A request's cached document, if any; where it must render it, its claim on that render (claimRender). */
 interface DocumentLookup {
-  key: string | null;
+  key: DocumentKey | null;
   hit: CachedDocument | undefined;
   rendered: (() => void) | null;
 }
 
 /**
- * lookUpCached, and when another request is rendering this document, its
- * result once that render ends: a burst of first views of one page (after an
+ * lookUpCached, and when another request is rendering this document, the
+ * same document of the data just replaced (PageCache.previous) or else the
+ * render's result once it ends: a burst of first views of one page (after an
  * import, at the hour, or when a CVE everybody looks up is published) costs
  * one render instead of one each. A request waits at most once: if the render
  * it waited for stored nothing (a 404, an error, a client that left), it
@@ -112,8 +117,11 @@ export async function lookUpOrAwaitRender(
   claim: boolean,
 ): Promise<DocumentLookup> {
   let found = lookUpCached(req, res, cache, kind);
-  const rendering = found.hit || found.key === null || res.locals.awaitedRender ? undefined : cache?.store.rendering(found.key);
-  if (rendering) {
+  const { key } = found;
+  const rendering = found.hit || key === null || !cache || res.locals.awaitedRender ? undefined : cache.store.rendering(key.id);
+  if (rendering && key !== null && cache) {
+    const previous = cache.store.previous(key);
+    if (previous) return { key, hit: previous, rendered: null };
     res.locals.awaitedRender = true;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([rendering, new Promise<void>((resolve) => (timer = setTimeout(resolve, RENDER_WAIT_MS)))]);
@@ -129,8 +137,8 @@ export async function lookUpOrAwaitRender(
  * called or the response closes, whichever is first. Null when the document
  * is not cached, or another request renders it already.
  */
-function claimRender(res: ExpressResponse, cache: ResponseCache | undefined, key: string | null): (() => void) | null {
-  const end = key === null ? null : (cache?.store.startRender(key) ?? null);
+function claimRender(res: ExpressResponse, cache: ResponseCache | undefined, key: DocumentKey | null): (() => void) | null {
+  const end = key === null ? null : (cache?.store.startRender(key.id) ?? null);
   if (end) {
     if (res.closed) end();
     else res.once("close", end);

@@ -8,6 +8,14 @@ export interface CachedDocument {
   contentType: string;
   /** The body, split where each response's own nonce goes (one segment when it has none). */
   body: GzipSegments;
+  /** When it was last stored or served (ms since the epoch). */
+  servedAt: number;
+}
+
+/** Where a document is kept: its key, and its family (the same document for any data version or hour). */
+export interface DocumentKey {
+  id: string;
+  family: string;
 }
 
 export interface PageCacheOptions {
@@ -17,6 +25,12 @@ export interface PageCacheOptions {
 }
 
 /**
+ * How recently the document of the data just replaced must have been served
+ * for a request to be given it while the new data's document renders.
+ */
+const PREVIOUS_SERVED_WITHIN_MS = 60_000;
+
+/**
  * Rendered pages and page payloads, compressed once and kept by size. Keys
  * name everything a document depends on (build, data version, the hour of
  * the clock, the URL), so an entry is never stale: it just stops being asked
@@ -24,11 +38,14 @@ export interface PageCacheOptions {
  */
 export class PageCache {
   readonly #entries: LRUCache<string, CachedDocument>;
+  /** Each family's last stored key; bounded by size too, since URLs are the client's to choose. */
+  readonly #latest = new LRUCache<string, string>({ max: 10_000, maxSize: 4 * 1024 * 1024, sizeCalculation: (id, family) => id.length + family.length });
   readonly #level: number;
   /** Keys being rendered now, each with what settles when its render ends (stored or not). */
   readonly #rendering = new Map<string, Promise<void>>();
   #hits = 0;
   #misses = 0;
+  #previous = 0;
 
   constructor({ maxBytes, level }: PageCacheOptions) {
     this.#level = level;
@@ -40,8 +57,12 @@ export class PageCache {
 
   get(key: string): CachedDocument | undefined {
     const doc = this.#entries.get(key);
-    if (doc) this.#hits += 1;
-    else this.#misses += 1;
+    if (doc) {
+      this.#hits += 1;
+      doc.servedAt = Date.now();
+    } else {
+      this.#misses += 1;
+    }
     return doc;
   }
 
@@ -55,14 +76,40 @@ export class PageCache {
     if (doc) {
       this.#misses -= 1;
       this.#hits += 1;
+      doc.servedAt = Date.now();
     }
     return doc;
   }
 
+  /**
+   * For a request that missed `key` while another request renders it: the
+   * document of its family stored last under another key (the data version
+   * or hour just replaced), provided it was served in the last minute. It is
+   * what this request would have been sent a moment earlier, and it is sent
+   * for no longer than one render takes: a burst of views right after an
+   * import (or on the hour) then costs one render's wait, not one each.
+   */
+  previous(key: DocumentKey): CachedDocument | undefined {
+    const latest = this.#latest.get(key.family);
+    if (latest === undefined || latest === key.id) return undefined;
+    const doc = this.#entries.peek(latest);
+    if (!doc || Date.now() - doc.servedAt > PREVIOUS_SERVED_WITHIN_MS) return undefined;
+    this.#misses -= 1;
+    this.#hits += 1;
+    this.#previous += 1;
+    return doc;
+  }
+
   /** Stores a document; `nonce` (if any) is cut out of it so each response can carry its own. */
-  set(key: string, document: { status: number; contentType: string; text: string }, nonce: string | null): void {
+  set(key: DocumentKey, document: { status: number; contentType: string; text: string }, nonce: string | null): void {
     const segments = nonce ? document.text.split(nonce) : [document.text];
-    this.#entries.set(key, { status: document.status, contentType: document.contentType, body: compressSegments(segments, this.#level) });
+    this.#entries.set(key.id, {
+      status: document.status,
+      contentType: document.contentType,
+      body: compressSegments(segments, this.#level),
+      servedAt: Date.now(),
+    });
+    this.#latest.set(key.family, key.id);
   }
 
   /**
@@ -86,8 +133,9 @@ export class PageCache {
     return this.#rendering.get(key);
   }
 
-  stats(): { entries: number; bytes: number; hits: number; misses: number } {
-    return { entries: this.#entries.size, bytes: this.#entries.calculatedSize, hits: this.#hits, misses: this.#misses };
+  /** `previous`: hits given the document of the data just replaced. */
+  stats(): { entries: number; bytes: number; hits: number; misses: number; previous: number } {
+    return { entries: this.#entries.size, bytes: this.#entries.calculatedSize, hits: this.#hits, misses: this.#misses, previous: this.#previous };
   }
 }
 

@@ -167,6 +167,39 @@ describe("simultaneous first views of one document", () => {
     expect(queries).toBe(3);
     expect(misses).toBe(3);
   });
+
+  it("are given the document of the data just replaced while the new data's render is under way", async () => {
+    gate = Promise.resolve();
+    const before = withoutNonce(await request(t.app).get("/cve-radar?kev=1").expect(200));
+    await t.database.db.insertInto("sources").values({ name: "epss", status: "ok", last_success_at: new Date().toISOString() }).execute();
+    queries = 0;
+    let open!: () => void;
+    gate = new Promise((resolve) => (open = resolve));
+    const stats = cache.stats();
+    const answered: request.Response[] = [];
+    const all = Promise.all(
+      Array.from({ length: 4 }, () =>
+        request(t.app)
+          .get("/cve-radar?kev=1")
+          .then((res) => answered.push(res)),
+      ),
+    );
+    // Three answers while the one render for the new data is held.
+    await vi.waitFor(() => expect(answered).toHaveLength(3));
+    expect(queries).toBe(1);
+    expect(cache.stats().previous - stats.previous).toBe(3);
+    for (const res of answered) {
+      expect(res.status).toBe(200);
+      expect(withoutNonce(res)).toBe(before);
+    }
+    open();
+    await all;
+    expect(answered[3]!.status).toBe(200);
+    // Stored now: the next view is a plain hit.
+    const hits = cache.stats().hits;
+    await request(t.app).get("/cve-radar?kev=1").expect(200);
+    expect(cache.stats()).toMatchObject({ hits: hits + 1, previous: stats.previous + 3 });
+  });
 });
 
 describe("bad input gets a clear 4xx, never a 5xx", () => {

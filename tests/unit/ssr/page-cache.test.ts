@@ -1,7 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { PageCache } from "../../../server/ssr/page-cache";
 
 const page = { status: 200, contentType: "text/html; charset=utf-8", text: "<p>hello</p>" };
+const key = (id: string, family = "page|build|/") => ({ id, family });
 
 describe("the page cache's statistics", () => {
   it("count one miss and one hit per request, and a miss found on a second look (after waiting in line) as a hit", () => {
@@ -11,7 +12,7 @@ describe("the page cache's statistics", () => {
     expect(cache.stats()).toMatchObject({ hits: 0, misses: 1 });
 
     expect(cache.get("b")).toBeUndefined();
-    cache.set("b", page, null);
+    cache.set(key("b"), page, null);
     expect(cache.getAfterMiss("b")?.status).toBe(200);
     expect(cache.get("b")?.status).toBe(200);
     expect(cache.stats()).toMatchObject({ hits: 2, misses: 1, entries: 1 });
@@ -47,5 +48,44 @@ describe("the page cache's renders under way", () => {
     expect(cache.rendering("a")).toBeDefined();
     second!();
     expect(cache.rendering("a")).toBeUndefined();
+  });
+});
+
+describe("the document of the data just replaced", () => {
+  afterEach(() => vi.useRealTimers());
+
+  it("is its family's last stored document under another key, counted as a hit", () => {
+    const cache = new PageCache({ maxBytes: 1024 * 1024, level: 6 });
+    cache.set(key("page|build|1|/"), page, null);
+    cache.set(key("page|build|2|/"), { ...page, text: "<p>newer</p>" }, null);
+    expect(cache.get("page|build|3|/")).toBeUndefined();
+    expect(cache.stats()).toMatchObject({ hits: 0, misses: 1, previous: 0 });
+    const previous = cache.previous(key("page|build|3|/"));
+    expect(previous?.body.plain.join("")).toBe("<p>newer</p>");
+    expect(cache.stats()).toMatchObject({ hits: 1, misses: 0, previous: 1 });
+  });
+
+  it("is none for the key itself, another family, or another build", () => {
+    const cache = new PageCache({ maxBytes: 1024 * 1024, level: 6 });
+    cache.set(key("page|build|1|/"), page, null);
+    expect(cache.previous(key("page|build|1|/"))).toBeUndefined();
+    expect(cache.previous(key("page|build|2|/cve-radar", "page|build|/cve-radar"))).toBeUndefined();
+    expect(cache.previous(key("page|other|2|/", "page|other|/"))).toBeUndefined();
+  });
+
+  it("is none once it was last served more than a minute ago, or when the cache let it go", () => {
+    vi.useFakeTimers({ now: new Date("2026-11-27T10:00:00Z") });
+    const cache = new PageCache({ maxBytes: 1024 * 1024, level: 6 });
+    cache.set(key("page|build|1|/"), page, null);
+    vi.setSystemTime(new Date("2026-11-27T10:00:50Z"));
+    expect(cache.get("page|build|1|/")).toBeDefined();
+    vi.setSystemTime(new Date("2026-11-27T10:01:40Z"));
+    expect(cache.previous(key("page|build|2|/"))).toBeDefined();
+    vi.setSystemTime(new Date("2026-11-27T10:01:51Z"));
+    expect(cache.previous(key("page|build|2|/"))).toBeUndefined();
+
+    const small = new PageCache({ maxBytes: 1, level: 6 });
+    small.set(key("page|build|1|/"), page, null);
+    expect(small.previous(key("page|build|2|/"))).toBeUndefined();
   });
 });
