@@ -11,6 +11,17 @@ function withoutNonce(res: request.Response): string {
   return res.text.replaceAll(cspNonce(res.headers["content-security-policy"]), "NONCE");
 }
 
+/**
+ * Records a source, as an import's publish would, and waits until the app has
+ * seen it: on PostgreSQL the data version moves when the commit's
+ * notification arrives, which may be after the insert returns.
+ */
+async function publishSource(t: TestApp, name: string): Promise<void> {
+  const before = t.reads.dataVersion();
+  await t.database.db.insertInto("sources").values({ name, status: "ok", last_success_at: new Date().toISOString() }).execute();
+  await vi.waitFor(() => expect(t.reads.dataVersion()).not.toBe(before));
+}
+
 /** Sends every request before reading any answer. */
 function sendBurst(origin: string, path: string, count: number): Promise<Array<{ status: number; headers: Record<string, unknown>; body: string }>> {
   return Promise.all(
@@ -69,7 +80,7 @@ describe("the page cache", () => {
   it("renders again once the data changed", async () => {
     await request(t.app).get("/cve-radar").expect(200);
     const misses = cache.stats().misses;
-    await t.database.db.insertInto("sources").values({ name: "cisa-kev", status: "ok", last_success_at: new Date().toISOString() }).execute();
+    await publishSource(t, "cisa-kev");
     await request(t.app).get("/cve-radar").expect(200);
     expect(cache.stats().misses).toBe(misses + 1);
   });
@@ -171,7 +182,7 @@ describe("simultaneous first views of one document", () => {
   it("are given the document of the data just replaced while the new data's render is under way", async () => {
     gate = Promise.resolve();
     const before = withoutNonce(await request(t.app).get("/cve-radar?kev=1").expect(200));
-    await t.database.db.insertInto("sources").values({ name: "epss", status: "ok", last_success_at: new Date().toISOString() }).execute();
+    await publishSource(t, "epss");
     queries = 0;
     let open!: () => void;
     gate = new Promise((resolve) => (open = resolve));
