@@ -23,13 +23,26 @@ export const SERVING_PATHS = [
 const CONNECTIONS = 4;
 export const REQUESTS_PER_SECOND = 20;
 
-export interface ServingFigures {
+export interface LatencyFigures {
   requests: number;
-  non2xx: number;
-  errors: number;
   p50Ms: number;
   p95Ms: number;
+  maxMs: number;
 }
+
+export interface ServingFigures extends LatencyFigures {
+  non2xx: number;
+  errors: number;
+  /** Each path's own figures: the mix's p95 can be one path's alone. */
+  byPath: Record<(typeof SERVING_PATHS)[number], LatencyFigures>;
+}
+
+const figuresOf = (latencies: number[]): LatencyFigures => ({
+  requests: latencies.length,
+  p50Ms: percentile(latencies, 50),
+  p95Ms: percentile(latencies, 95),
+  maxMs: percentile(latencies, 100),
+});
 
 /**
  * Requests the paths in turn on a few connections until `until` settles (or
@@ -37,6 +50,9 @@ export interface ServingFigures {
  */
 export async function measureServing(baseUrl: string, until: { seconds: number } | { done: Promise<unknown> }): Promise<ServingFigures> {
   const latencies: number[] = [];
+  const byPath = new Map<(typeof SERVING_PATHS)[number], number[]>(SERVING_PATHS.map((path) => [path, []]));
+  // autocannon calls a request's onResponse just before it emits that response's latency, in the same turn.
+  let answered: (typeof SERVING_PATHS)[number] = SERVING_PATHS[0];
   let non2xx = 0;
   const instance = autocannon(
     {
@@ -47,12 +63,18 @@ export async function measureServing(baseUrl: string, until: { seconds: number }
       timeout: 30,
       // autocannon needs a duration; a run that ends with an import is stopped below.
       duration: "seconds" in until ? until.seconds : 3_600,
-      requests: SERVING_PATHS.map((path) => ({ method: "GET" as const, path, headers: { "accept-encoding": "gzip" } })),
+      requests: SERVING_PATHS.map((path) => ({
+        method: "GET" as const,
+        path,
+        headers: { "accept-encoding": "gzip" },
+        onResponse: () => void (answered = path),
+      })),
     },
     () => undefined,
   );
   instance.on("response", (_client, status, _bytes, ms) => {
     latencies.push(ms);
+    byPath.get(answered)!.push(ms);
     if (status < 200 || status > 299) non2xx += 1;
   });
   const finished = new Promise<autocannon.Result>((done) => instance.once("done", done));
@@ -61,5 +83,10 @@ export async function measureServing(baseUrl: string, until: { seconds: number }
     instance.stop();
   }
   const result = await finished;
-  return { requests: latencies.length, non2xx, errors: result.errors, p50Ms: percentile(latencies, 50), p95Ms: percentile(latencies, 95) };
+  return {
+    ...figuresOf(latencies),
+    non2xx,
+    errors: result.errors,
+    byPath: Object.fromEntries([...byPath].map(([path, ms]) => [path, figuresOf(ms)])) as ServingFigures["byPath"],
+  };
 }

@@ -53,7 +53,8 @@ import's own reader: parsed, validated and normalised, no database).
                  database and a few pages are requested (4 connections,
                  20 requests/s in all, so the import keeps its CPU):
                  p95 during the import against 30 s idle just before it
-                 (after a 10 s warm-up). That import runs under SCHED_IDLE
+                 (after a 10 s warm-up), in all and per path (answers, p95,
+                 and the slowest answer). That import runs under SCHED_IDLE
                  (nice 19 without chrt), as the server's scheduler runs imports.
                  "none" skips this (it is also skipped when there is no build)
 
@@ -471,6 +472,16 @@ async function reportAdapter(
       `Serving (production build, ${SERVING_PATHS.length} paths, 4 connections, ${REQUESTS_PER_SECOND} requests/s): idle ${IDLE_SECONDS} s p50 ${idle.p50Ms.toFixed(1)} ms p95 ${idle.p95Ms.toFixed(1)} ms (${idle.requests} answers); ` +
         `during the ${source} import (${priority ?? "priority not lowered"}) p50 ${during.p50Ms.toFixed(1)} ms p95 ${during.p95Ms.toFixed(1)} ms (${during.requests} answers, ${during.non2xx} not 2xx, ${during.errors} errors): ` +
         `${(during.p95Ms / Math.max(1, idle.p95Ms)).toFixed(2)}× idle p95 (target ≤ 1.5×)`,
+    );
+    console.table(
+      SERVING_PATHS.map((path) => ({
+        path,
+        "idle answers": idle.byPath[path].requests,
+        "idle p95 ms": Number(idle.byPath[path].p95Ms.toFixed(1)),
+        "answers during": during.byPath[path].requests,
+        "p95 during ms": Number(during.byPath[path].p95Ms.toFixed(1)),
+        "max during ms": Number(during.byPath[path].maxMs.toFixed(1)),
+      })),
     );
   } else {
     console.log("Serving during an import: not measured (no build in dist/, or --serve none)");
