@@ -49,7 +49,6 @@ const figuresOf = (latencies: number[]): LatencyFigures => ({
  * for `seconds`), and reports the answers' latency percentiles.
  */
 export async function measureServing(baseUrl: string, until: { seconds: number } | { done: Promise<unknown> }): Promise<ServingFigures> {
-  const latencies: number[] = [];
   const byPath = new Map<(typeof SERVING_PATHS)[number], number[]>(SERVING_PATHS.map((path) => [path, []]));
   // autocannon calls a request's onResponse just before it emits that response's latency, in the same turn.
   let answered: (typeof SERVING_PATHS)[number] = SERVING_PATHS[0];
@@ -73,7 +72,6 @@ export async function measureServing(baseUrl: string, until: { seconds: number }
     () => undefined,
   );
   instance.on("response", (_client, status, _bytes, ms) => {
-    latencies.push(ms);
     byPath.get(answered)!.push(ms);
     if (status < 200 || status > 299) non2xx += 1;
   });
@@ -84,7 +82,7 @@ export async function measureServing(baseUrl: string, until: { seconds: number }
   }
   const result = await finished;
   return {
-    ...figuresOf(latencies),
+    ...figuresOf([...byPath.values()].flat()),
     non2xx,
     errors: result.errors,
     byPath: Object.fromEntries([...byPath].map(([path, ms]) => [path, figuresOf(ms)])) as ServingFigures["byPath"],
