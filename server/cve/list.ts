@@ -6,6 +6,7 @@ import type { CvesTable, Database } from "../db/schema";
 import type { Scan } from "../db/scan";
 import { countFrontHits } from "../db/walk-probe";
 import { cveFilter, cweRowCounts, filtersByCweOnly, narrowsByRelatedRowsOnly, otherStateKeys } from "./filters";
+import { countFromStatsTable, statsTableAnswers } from "./stats-table";
 
 const SORT_COLUMNS = {
   priority: "cves.priority_score",
@@ -183,7 +184,9 @@ export async function countWalkHits(db: Kysely<Database>, params: CveListParams,
   return countFrontHits(db, front);
 }
 
+/** How many CVEs a filter matches: from the statistics table where it answers the filter. */
 export async function countCves(db: Kysely<Database>, params: CveListParams): Promise<number> {
+  if (statsTableAnswers(params)) return countFromStatsTable(db, params);
   const { total } = await db
     .selectFrom("cves")
     .where((eb) => cveFilter(eb, params, dialectOf(db)))

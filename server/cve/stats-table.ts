@@ -103,6 +103,21 @@ function nextDay(day: string): string {
 
 type StatsTableExpressions = ExpressionBuilder<Database, "cve_stats">;
 
+/**
+ * How many CVEs a filter the table answers (statsTableAnswers) matches: a sum
+ * over its rows of that filter. Counting the published CVEs themselves read
+ * 361,109 index entries (9–12 ms on the full import), and every list's first
+ * view after an import needs that count to choose its scan.
+ */
+export async function countFromStatsTable(db: Kysely<Database>, params: CveListParams): Promise<number> {
+  const row = await db
+    .selectFrom("cve_stats")
+    .where((eb) => statsTableFilter(eb, params))
+    .select(sql<number>`coalesce(sum(cve_stats.count), 0)`.as("n"))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 /** The list's filter (server/cve/filters.ts) on the statistics table, for the filters it answers. */
 export function statsTableFilter(eb: StatsTableExpressions, params: CveListParams): Expression<SqlBool> {
   const conditions: Array<Expression<SqlBool>> = [];
