@@ -1,11 +1,17 @@
 import type SQLite from "better-sqlite3";
 
+/** `PRAGMA auto_vacuum`'s value for INCREMENTAL. */
+export const AUTO_VACUUM_INCREMENTAL = 2;
+
 /** Settings of a connection that writes: migrations and imports. */
 export function applyWritePragmas(sqlite: SQLite.Database): void {
   // Lets an import hand back the pages a switched-out generation of tables
   // leaves free (docs/decisions/0005). It takes effect only while the file
   // has no tables yet: an older database keeps its mode until a VACUUM.
-  sqlite.pragma("auto_vacuum = INCREMENTAL");
+  // Set again on a file already in that mode, it rewrites the header: a
+  // commit, which moved the web process's data version (emptying its caches)
+  // whenever an import started.
+  if (sqlite.pragma("auto_vacuum", { simple: true }) !== AUTO_VACUUM_INCREMENTAL) sqlite.pragma("auto_vacuum = INCREMENTAL");
   // WAL lets readers (the web process's read pool) keep reading while an import writes.
   sqlite.pragma("journal_mode = WAL");
   sqlite.pragma("synchronous = NORMAL");

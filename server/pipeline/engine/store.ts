@@ -5,7 +5,7 @@ import { Kysely, sql, SqliteDialect } from "kysely";
 import { dialectOf, type SqlDialect } from "../../db/dialect";
 import type { Database } from "../../db/schema";
 import { copyFts5Index } from "../../db/sqlite/fts5-copy";
-import { applyWritePragmas } from "../../db/sqlite/pragmas";
+import { applyWritePragmas, AUTO_VACUUM_INCREMENTAL } from "../../db/sqlite/pragmas";
 import { createPostgresPool, postgresKysely } from "../../db/postgres/pool";
 import type { DatabaseTarget } from "../../db/target";
 import { openPostgresStaging, STAGING_SCHEMA } from "./postgres-staging";
@@ -53,8 +53,6 @@ export interface ImportStore {
  */
 export const IMPORT_CACHE_KIB = 32 * 1024;
 
-/** `pragma auto_vacuum`'s value for incremental. */
-const INCREMENTAL = 2;
 /** Pages freed per transaction when a file shrinks: 32 MB of 4 KiB pages moved at most, so the WAL stays small. */
 const RECLAIM_PAGES_PER_STEP = 8_192;
 
@@ -76,7 +74,7 @@ export function openSqliteImportStore(path: string): ImportStore {
     },
     copyValueSearchIndex: async (from, to) => copyFts5Index(path, from, to),
     async reclaimFreePages() {
-      if (sqlite.pragma("auto_vacuum", { simple: true }) !== INCREMENTAL) return;
+      if (sqlite.pragma("auto_vacuum", { simple: true }) !== AUTO_VACUUM_INCREMENTAL) return;
       while (Number(sqlite.pragma("freelist_count", { simple: true })) > 0) {
         sqlite.pragma(`incremental_vacuum(${RECLAIM_PAGES_PER_STEP})`);
         sqlite.pragma("wal_checkpoint(passive)");

@@ -37,6 +37,16 @@ async function moves(write: () => Promise<unknown>): Promise<boolean> {
 }
 
 describe("the served data version (SQLite)", () => {
+  it("does not move when an import opens its connection on a migrated file (its settings commit nothing)", async () => {
+    expect(
+      await moves(async () => {
+        const another = openSqliteImportStore(path);
+        await migrateToLatest(another.db);
+        await another.close();
+      }),
+    ).toBe(false);
+  });
+
   it("moves on any commit while no import runs", async () => {
     expect(await moves(() => addTag("tag 1"))).toBe(true);
   });
