@@ -19,9 +19,7 @@ import { e2eSite } from "./helpers/site";
 const SITE = "Threat Radar";
 const HISTORY_KEY = "threat-radar:navigation-history";
 
-const site = e2eSite({}, ({ server }) => {
-  seedCve(server.databasePath, "CVE-2024-3400");
-});
+const site = e2eSite({}, ({ server }) => seedCve(server.databasePath, "CVE-2024-3400"));
 
 const { withSession } = site;
 

@@ -12,9 +12,7 @@ import { e2eSite } from "./helpers/site";
 
 const SITE = "Threat Radar";
 
-const site = e2eSite({}, ({ server }) => {
-  seedCve(server.databasePath, "CVE-2024-3400");
-});
+const site = e2eSite({}, ({ server }) => seedCve(server.databasePath, "CVE-2024-3400"));
 
 describe("server-rendered pages hydrate in the browser", () => {
   it.each([
