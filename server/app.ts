@@ -181,7 +181,7 @@ export function createApp(deps: AppDependencies): Express {
       rateLimit: { windowMs: env.RATE_LIMIT_WINDOW_MS, lookupMax: env.RATE_LIMIT_LOOKUP_MAX, store: limitStores?.("lookup") },
     }),
   );
-  api.use("/v1", createSourcesRouter({ db, now, config: deps.pipelineConfig, statusRows: deps.sourceStatusRows }));
+  api.use("/v1", createSourcesRouter({ db, now, config: deps.pipelineConfig, statusRows: deps.sourceStatusRows, compressionLevel: env.COMPRESSION_LEVEL }));
   api.use("/v1", suggestRoutes(db, homeCache));
   api.use("/v1", openApiRoutes());
   api.use(apiNotFound);

@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from "kysely";
 import type { Database, SourcesTable } from "../db/schema";
 import type { SourceStatusRows } from "../db/web-database";
 import type { PipelineConfig } from "../pipeline/config";
+import { sendSmallJson } from "../http/small-json";
 import { currentImport, runningImport, type LockHolder } from "../pipeline/engine/lock";
 import { sourceStatuses } from "../sources/status";
 
@@ -13,6 +14,8 @@ export interface SourcesRouterOptions {
   config?: PipelineConfig;
   /** The status rows without a query (SQLite's data version holds them); without it they are queried. */
   statusRows?: () => SourceStatusRows;
+  /** zlib level of the answer (COMPRESSION_LEVEL); zlib's default without it. */
+  compressionLevel?: number;
 }
 
 async function readStatus(
@@ -33,13 +36,14 @@ async function readStatus(
  * run, last error (every cause, and a hint), counts, data freshness and next
  * attempt, and the import running now, if any.
  */
-export function createSourcesRouter({ db, now, config, statusRows }: SourcesRouterOptions): Router {
+export function createSourcesRouter({ db, now, config, statusRows, compressionLevel }: SourcesRouterOptions): Router {
   const router = Router();
-  router.get("/sources", async (_req, res, next) => {
+  router.get("/sources", async (req, res, next) => {
     try {
       const clock = now();
       const { sources, running } = await readStatus(db, clock, statusRows);
-      res.set("Cache-Control", "no-store").json({ generatedAt: clock.toISOString(), running, sources: sourceStatuses(sources, clock, config) });
+      res.set("Cache-Control", "no-store");
+      sendSmallJson(req, res, { generatedAt: clock.toISOString(), running, sources: sourceStatuses(sources, clock, config) }, compressionLevel);
     } catch (error) {
       next(error);
     }

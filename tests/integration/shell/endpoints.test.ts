@@ -50,6 +50,22 @@ describe("health", () => {
   });
 });
 
+describe("GET /api/v1/sources, compressed in place", () => {
+  it("is gzipped once when the client takes gzip, and the same JSON is sent plain to one that does not", async () => {
+    const gzipped = await request(t.app).get("/api/v1/sources").set("Accept-Encoding", "gzip, deflate, br").expect(200);
+    expect(gzipped.headers["content-encoding"]).toBe("gzip");
+    expect(gzipped.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(gzipped.headers.vary).toContain("Accept-Encoding");
+    expect(gzipped.headers["cache-control"]).toBe("no-store");
+    // supertest undoes one gzip: a second layer from the compression middleware would leave bytes, not JSON.
+    expect(gzipped.body.sources.length).toBeGreaterThan(0);
+
+    const plain = await request(t.app).get("/api/v1/sources").set("Accept-Encoding", "identity").expect(200);
+    expect(plain.headers["content-encoding"]).toBeUndefined();
+    expect(plain.body).toEqual(gzipped.body);
+  });
+});
+
 describe("payloads", () => {
   it("returns a page's loader data, the same the server embedded", async () => {
     const res = await request(t.app).get(`/_payload.json?${t.buildId}`).expect(200);
