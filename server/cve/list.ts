@@ -185,8 +185,12 @@ export async function countWalkHits(db: Kysely<Database>, params: CveListParams,
 }
 
 /** How many CVEs a filter matches: from the statistics table where it answers the filter. */
-export async function countCves(db: Kysely<Database>, params: CveListParams): Promise<number> {
-  if (statsTableAnswers(params)) return countFromStatsTable(db, params);
+export function countCves(db: Kysely<Database>, params: CveListParams): Promise<number> {
+  return statsTableAnswers(params) ? countFromStatsTable(db, params) : countMatchingCves(db, params);
+}
+
+/** How many CVEs a filter matches, counted on the CVEs themselves. */
+export async function countMatchingCves(db: Kysely<Database>, params: CveListParams): Promise<number> {
   const { total } = await db
     .selectFrom("cves")
     .where((eb) => cveFilter(eb, params, dialectOf(db)))
