@@ -5,7 +5,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pino from "pino";
 import { sizeReport } from "./db-size";
-import { measureServing, REQUESTS_PER_SECOND, SERVING_PATHS, type ServingFigures } from "./import-serving";
+import { startServingLoad, REQUESTS_PER_SECOND, SERVING_PATHS, type ServingFigures } from "./import-serving";
 import { readBuildId, startProductionServer } from "./load/servers";
 import { migrateToLatest } from "../server/db/migrate";
 import { databaseTarget, describeTarget, openDatabase, type DatabaseTarget } from "../server/db/target";
@@ -324,13 +324,18 @@ async function runBenchmark(names: readonly string[], adapters: readonly Adapter
         if (name === serveSource) {
           const server = await startProductionServer(run.serverTarget);
           try {
-            // A server just started renders cold (JIT, page cache, response cache): warm it first.
-            await measureServing(server.url, { seconds: WARM_UP_SECONDS });
-            const idle = await measureServing(server.url, { seconds: IDLE_SECONDS });
-            const running = importing();
-            const during = await measureServing(server.url, { done: running });
-            measured = await running;
-            run.serving = { source: name, priority: measured.result.priority, idle, during };
+            const load = await startServingLoad(server.url);
+            try {
+              // A server just started renders cold (JIT, page cache, response cache): warm it first.
+              await load.measure({ seconds: WARM_UP_SECONDS });
+              const idle = await load.measure({ seconds: IDLE_SECONDS });
+              const running = importing();
+              const during = await load.measure({ done: running });
+              measured = await running;
+              run.serving = { source: name, priority: measured.result.priority, idle, during };
+            } finally {
+              await load.stop();
+            }
           } finally {
             await server.stop();
           }
