@@ -33,6 +33,7 @@ import type { RequestContext } from "./http/request-context";
 import { requestScope } from "./http/request-scope-middleware";
 import { shedHandler } from "./http/shed";
 import { staticFiles } from "./http/static-files";
+import { pageDomain } from "./http/page-domain";
 import { assignNonce, securityHeaders } from "./security/csp";
 import type { ClientAssets } from "./ssr/assets";
 import type { SsrRenderer } from "./ssr/entry";
@@ -98,7 +99,11 @@ export function createApp(deps: AppDependencies): Express {
       : env.PAGE_CACHE_MB > 0 && !deps.vite
         ? new PageCache({ maxBytes: env.PAGE_CACHE_MB * 1024 * 1024, level: 9 })
         : null;
-  const cacheScope = () => ({ build: deps.build.id, data: `${dataVersion()}|${now().toISOString().slice(0, 13)}` });
+  // A page that shows one radar alone is keyed by that radar's data version (server/db/data-domains.ts).
+  const cacheScope = (pathname: string | null) => ({
+    build: deps.build.id,
+    data: `${dataVersion((pathname === null ? null : pageDomain(pathname)) ?? undefined)}|${now().toISOString().slice(0, 13)}`,
+  });
 
   const pages = pageHandler({
     getRenderer: deps.getRenderer,

@@ -1,9 +1,14 @@
 import { LRUCache } from "lru-cache";
+import type { DataDomain } from "./data-domains";
 
 export type VersionedCache = <T>(key: string, compute: () => Promise<T>) => Promise<T>;
 
-/** The current version of the data: changes whenever an import (or anything else) commits. */
-export type DataVersion = () => string;
+/**
+ * The current version of the data: changes whenever an import (or anything
+ * else) commits. Given a domain, the version of that domain's data alone,
+ * where the database tells them apart (SQLite); else the same for all.
+ */
+export type DataVersion = (domain?: DataDomain) => string;
 
 /**
  * A cache for answers that only change with the data: every key is prefixed

@@ -16,9 +16,11 @@ export interface ResponseCache {
   store: PageCache;
   /**
    * What every cached document depends on besides its URL: the build, which
-   * no document outlives, and the data (data version, hour of the clock).
+   * no document outlives, and the data its page shows (data version, hour of
+   * the clock), given the page's path (null: a document of no page, such as
+   * a forced error screen).
    */
-  scope: () => { build: string; data: string };
+  scope: (pathname: string | null) => { build: string; data: string };
 }
 
 export interface PageHandlerOptions {
@@ -49,14 +51,14 @@ const HTML = "text/html; charset=utf-8";
  */
 export function cacheKey(req: Request, res: ExpressResponse, cache: ResponseCache | undefined, kind: "page" | "payload"): DocumentKey | null {
   if (!cache) return null;
+  const forced = res.locals.forcedError;
   let scope: { build: string; data: string };
   try {
-    scope = cache.scope();
+    scope = cache.scope(forced ? null : req.originalUrl.split("?")[0]!);
   } catch {
     // No data version to key on (the database is gone): render for this request, the error screen included.
     return null;
   }
-  const forced = res.locals.forcedError;
   const name = forced ? `forced|${forced.status}` : req.originalUrl;
   return { id: `${kind}|${scope.build}|${scope.data}|${name}`, family: `${kind}|${scope.build}|${name}` };
 }

@@ -18,9 +18,7 @@ import { countIndicators, countWalkHits, queryIndicatorRows, toListPage, toListR
 import { lookupIndicators } from "./lookup";
 import { queryIocStats } from "./stats";
 import { loadWarninglistMatcher } from "./warninglists";
-
-/** Feeds of the IOC radar, in the order the page lists their freshness. */
-export const IOC_SOURCES = ["feodotracker", "malwarebazaar", "urlhaus", "threatfox", "tweetfeed", "maltrail", "signature-base", "misp-warninglists"];
+import { IOC_SOURCES } from "../db/data-domains";
 
 export interface IocService {
   list(params: IocListParams, now: Date): Promise<IocListPage>;

@@ -2,6 +2,7 @@ import SQLite from "better-sqlite3";
 import type { Selectable } from "kysely";
 import { lockAbandoned } from "../import-lock-row";
 import type { ImportLockTable, SourcesTable } from "../schema";
+import { DATA_DOMAINS, sourceDomain, type DataDomain } from "../data-domains";
 import type { SourceStatusRows } from "../web-database";
 
 /**
@@ -22,8 +23,14 @@ import type { SourceStatusRows } from "../web-database";
  * recording a failure) writes the source's `sources` row in the same
  * transaction. So while an import holds the lock, a commit moves the version
  * only if the `sources` rows changed; with no import running, every commit
- * does, as before. A commit by another writer during an import is therefore
- * seen when the import publishes, fails or ends, at the latest.
+ * does, as before.
+ *
+ * The version is kept per domain (server/sources/domains.ts): a source's
+ * publish moves its own domain's version, so EPSS's import renders the CVE
+ * pages again and leaves the IOC radar's cached. A commit with no import
+ * running moves every domain. A commit by another writer during an import is
+ * therefore seen when the import publishes in the same domain, fails, or
+ * ends, at the latest.
  */
 export class SqliteDataVersion {
   readonly #sqlite: SQLite.Database;
@@ -32,9 +39,10 @@ export class SqliteDataVersion {
   readonly #sources: SQLite.Statement<[], Selectable<SourcesTable>>;
   readonly #read: () => SourceStatusRows;
   #seen: number;
-  #version: number;
+  readonly #versions: Record<DataDomain, number>;
   #rows: SourceStatusRows;
-  #sourcesKey: string;
+  /** Each `sources` row as last read, by name. */
+  #sourceKeys: Map<string, string>;
 
   constructor(
     path: string,
@@ -47,9 +55,9 @@ export class SqliteDataVersion {
     // One read transaction for both, so the lock and the sources rows are of the same commit.
     this.#read = this.#sqlite.transaction(() => ({ sources: this.#sources.all(), importLock: this.#lock.get() ?? null }));
     this.#seen = this.#pragma.get()!;
-    this.#version = this.#seen;
+    this.#versions = { cve: this.#seen, ioc: this.#seen };
     this.#rows = this.#read();
-    this.#sourcesKey = JSON.stringify(this.#rows.sources);
+    this.#sourceKeys = sourceKeys(this.#rows);
   }
 
   /** Reads the rows again if anything was committed since they were read. */
@@ -59,16 +67,17 @@ export class SqliteDataVersion {
     // Read before the commit counts as seen: a read that fails is tried again on the next call.
     this.#rows = this.#read();
     this.#seen = seen;
-    const sourcesKey = JSON.stringify(this.#rows.sources);
+    const keys = sourceKeys(this.#rows);
     const lock = this.#rows.importLock;
     const importRunning = lock !== null && !lockAbandoned(lock, this.now());
-    if (!importRunning || sourcesKey !== this.#sourcesKey) this.#version = seen;
-    this.#sourcesKey = sourcesKey;
+    for (const domain of importRunning ? changedDomains(this.#sourceKeys, keys) : DATA_DOMAINS) this.#versions[domain] = seen;
+    this.#sourceKeys = keys;
   }
 
-  current(): string {
+  /** The version of one domain's data, or of all of it. */
+  current(domain?: DataDomain): string {
     this.#refresh();
-    return String(this.#version);
+    return domain ? String(this.#versions[domain]) : `${this.#versions.cve}.${this.#versions.ioc}`;
   }
 
   /**
@@ -85,4 +94,17 @@ export class SqliteDataVersion {
   close(): void {
     this.#sqlite.close();
   }
+}
+
+const sourceKeys = (rows: SourceStatusRows) => new Map(rows.sources.map((row) => [row.name, JSON.stringify(row)]));
+
+/** The domains of the sources whose row was added, changed or removed; every domain for a source of none. */
+function changedDomains(before: Map<string, string>, after: Map<string, string>): Set<DataDomain> {
+  const changed = new Set<DataDomain>();
+  for (const name of new Set([...before.keys(), ...after.keys()])) {
+    if (before.get(name) === after.get(name)) continue;
+    const domain = sourceDomain(name);
+    for (const moved of domain ? [domain] : DATA_DOMAINS) changed.add(moved);
+  }
+  return changed;
 }

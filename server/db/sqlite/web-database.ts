@@ -18,7 +18,7 @@ export function openSqliteWebDatabase(options: ReadPoolOptions): SqliteWebDataba
   const db = new Kysely<Database>({ dialect: readPoolDialect(readPool) });
   return {
     db,
-    dataVersion: () => version.current(),
+    dataVersion: (domain) => version.current(domain),
     sourceStatusRows: () => version.statusRows(),
     readPool,
     async close() {

@@ -36,6 +36,13 @@ async function moves(write: () => Promise<unknown>): Promise<boolean> {
   return version.current() !== before;
 }
 
+/** Which versions `write` moved: each domain's, and the one of all the data. */
+async function movedDomains(write: () => Promise<unknown>): Promise<{ cve: boolean; ioc: boolean; all: boolean }> {
+  const before = { cve: version.current("cve"), ioc: version.current("ioc"), all: version.current() };
+  await write();
+  return { cve: version.current("cve") !== before.cve, ioc: version.current("ioc") !== before.ioc, all: version.current() !== before.all };
+}
+
 describe("the served data version (SQLite)", () => {
   it("does not move when an import opens its connection on a migrated file (its settings commit nothing)", async () => {
     expect(
@@ -83,14 +90,25 @@ describe("the served data version (SQLite)", () => {
       ).toBe(true);
     });
 
-    it("moves when a failure is recorded", async () => {
-      expect(await moves(() => sql`update sources set status = 'failed', last_error = 'fetch failed' where name = 'maltrail'`.execute(store.db))).toBe(true);
-      expect(version.statusRows().sources).toEqual([expect.objectContaining({ name: "maltrail", status: "failed", last_error: "fetch failed" })]);
+    it("moves the publishing source's domain alone: an EPSS import leaves the IOC pages' version, maltrail's the CVE pages'", async () => {
+      expect(await movedDomains(() => publishSource("epss"))).toEqual({ cve: true, ioc: false, all: true });
+      expect(await movedDomains(() => sql`update sources set status = 'ok', records_read = 5 where name = 'maltrail'`.execute(store.db))).toEqual({
+        cve: false,
+        ioc: true,
+        all: true,
+      });
+      // A feed this build does not know counts for both.
+      expect(await movedDomains(() => publishSource("some-future-feed"))).toEqual({ cve: true, ioc: true, all: true });
     });
 
-    it("moves when the import ends, so another writer's commit made during it is seen then", async () => {
+    it("moves when a failure is recorded", async () => {
+      expect(await moves(() => sql`update sources set status = 'failed', last_error = 'fetch failed' where name = 'maltrail'`.execute(store.db))).toBe(true);
+      expect(version.statusRows().sources).toContainEqual(expect.objectContaining({ name: "maltrail", status: "failed", last_error: "fetch failed" }));
+    });
+
+    it("moves every domain when the import ends, so another writer's commit made during it is seen then", async () => {
       expect(await moves(() => addTag("tag 3"))).toBe(false);
-      expect(await moves(() => lock.release())).toBe(true);
+      expect(await movedDomains(() => lock.release())).toEqual({ cve: true, ioc: true, all: true });
     });
   });
 

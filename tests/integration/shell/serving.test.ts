@@ -2,6 +2,7 @@ import { request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { acquireImportLock } from "../../../server/pipeline/engine/lock";
 import { PageCache } from "../../../server/ssr/page-cache";
 import { cspNonce } from "../../helpers/html";
 import { createTestApp, type TestApp } from "../../helpers/test-app";
@@ -104,6 +105,46 @@ describe("the page cache", () => {
     expect(limited.length).toBeGreaterThanOrEqual(2);
     expect(withoutNonce(limited[1]!)).toBe(withoutNonce(limited[0]!));
     expect(limited[1]!.text).toContain("Too many requests");
+  });
+});
+
+// SQLite only: PostgreSQL's data version does not tell the domains apart (every publish moves it).
+describe("the page cache while an import runs (SQLite: a version per domain)", () => {
+  let t: TestApp;
+  const cache = new PageCache({ maxBytes: 16 * 1024 * 1024, level: 9 });
+
+  beforeAll(async () => {
+    t = await createTestApp({ pageCache: cache, adapter: "sqlite" });
+  });
+  afterAll(() => t.close());
+
+  /** How many of `urls`, requested once each, were rendered rather than taken from the cache. */
+  async function rendered(urls: readonly string[]): Promise<number> {
+    const misses = cache.stats().misses;
+    for (const url of urls) await request(t.app).get(url).expect(200);
+    return cache.stats().misses - misses;
+  }
+
+  it("keeps one radar's pages when the other radar's feed publishes, and renders every page again once the import ends", async () => {
+    const cvePages = ["/cve-radar", `/cve-radar/_payload.json?${t.buildId}&kev=1`];
+    const iocPages = ["/ioc-radar", "/ioc-radar?type=domain", `/ioc-radar/_payload.json?${t.buildId}`];
+    await rendered([...cvePages, ...iocPages, "/"]);
+
+    const lock = await acquireImportLock(t.store.db);
+    await lock.setSource("epss");
+    await t.store.db.insertInto("sources").values({ name: "epss", status: "ok", last_success_at: new Date().toISOString() }).execute();
+    expect(await rendered(iocPages)).toBe(0);
+    expect(await rendered(cvePages)).toBe(cvePages.length);
+    // The home page shows both radars.
+    expect(await rendered(["/"])).toBe(1);
+
+    await lock.setSource("tweetfeed");
+    await t.store.db.insertInto("sources").values({ name: "tweetfeed", status: "ok", last_success_at: new Date().toISOString() }).execute();
+    expect(await rendered(cvePages)).toBe(0);
+    expect(await rendered(iocPages)).toBe(iocPages.length);
+
+    await lock.release();
+    expect(await rendered([...cvePages, ...iocPages])).toBe(cvePages.length + iocPages.length);
   });
 });
 
