@@ -25,7 +25,7 @@ import type { SourceStatusRows } from "../web-database";
  * only if the `sources` rows changed; with no import running, every commit
  * does, as before.
  *
- * The version is kept per domain (server/sources/domains.ts): a source's
+ * The version is kept per domain (server/db/data-domains.ts): a source's
  * publish moves its own domain's version, so EPSS's import renders the CVE
  * pages again and leaves the IOC radar's cached. A commit with no import
  * running moves every domain. A commit by another writer during an import is
