@@ -9,7 +9,7 @@ export type DataDomain = "cve" | "ioc";
 export const DATA_DOMAINS: readonly DataDomain[] = ["cve", "ioc"];
 
 /** Feeds of the CVE radar. */
-export const CVE_SOURCES: readonly string[] = ["cve-json5", "nvd", "cisa-kev", "epss", "trickest-poc", "mitre-cwe"];
+const CVE_SOURCES: readonly string[] = ["cve-json5", "nvd", "cisa-kev", "epss", "trickest-poc", "mitre-cwe"];
 
 /** Feeds of the IOC radar, in the order the page lists their freshness. */
 export const IOC_SOURCES: readonly string[] = [
