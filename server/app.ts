@@ -7,6 +7,7 @@ import { toPublicConfig, trustProxySetting, type Env } from "./config/env";
 import type { Database } from "./db/schema";
 import type { WebDatabase } from "./db/web-database";
 import type { PipelineConfig } from "./pipeline/config";
+import { runningImport } from "./pipeline/engine/lock";
 import { cveRoutes } from "./api/cves";
 import { iocRoutes } from "./api/iocs";
 import { openApiRoutes } from "./api/openapi";
@@ -105,6 +106,11 @@ export function createApp(deps: AppDependencies): Express {
     data: `${dataVersion((pathname === null ? null : pageDomain(pathname)) ?? undefined)}|${now().toISOString().slice(0, 13)}`,
   });
 
+  // Read from the rows the data version keeps (SQLite); PostgreSQL renders every document before its answer.
+  const statusRows = deps.sourceStatusRows;
+  const importRunning = statusRows ? () => runningImport(statusRows().importLock, new Date()) !== null : undefined;
+  const responseCache = pageCache ? { store: pageCache, scope: cacheScope, importRunning } : undefined;
+
   const pages = pageHandler({
     getRenderer: deps.getRenderer,
     assets: deps.assets,
@@ -112,7 +118,7 @@ export function createApp(deps: AppDependencies): Express {
     requestContext,
     abortAfterMs: env.SSR_ABORT_MS,
     logger,
-    cache: pageCache ? { store: pageCache, scope: cacheScope } : undefined,
+    cache: responseCache,
     observeRender: metrics.observeRender,
     devHead: deps.vite ? viteDevHead(deps.vite) : undefined,
   });
@@ -121,7 +127,7 @@ export function createApp(deps: AppDependencies): Express {
     build: deps.build,
     requestContext,
     logger,
-    cache: pageCache ? { store: pageCache, scope: cacheScope } : undefined,
+    cache: responseCache,
   });
   const shed = shedHandler({ pages, payloads, logger });
   const admission = createAdmission({
@@ -196,7 +202,7 @@ export function createApp(deps: AppDependencies): Express {
   // an undecodable one reaches the router and gets the error screen like any unknown page.
   const pageRoute = express.Router();
   pageRoute.use(pageRateLimit({ ...limits, limit: env.RATE_LIMIT_PAGES_MAX, store: limitStores?.("pages") }));
-  if (pageCache) pageRoute.use(cachedDocuments({ store: pageCache, scope: cacheScope }));
+  if (responseCache) pageRoute.use(cachedDocuments(responseCache));
   pageRoute.use(admission.middleware);
   pageRoute.use((req, res, next) => (req.method === "GET" || req.method === "HEAD" ? payloads(req, res, next) : next()));
   pageRoute.use((req, res, next) => (req.method === "GET" || req.method === "HEAD" ? pages(req, res, next) : next()));

@@ -26,10 +26,14 @@ function decodablePath(url: string): string {
   return `${segments.join("/")}${rest}`;
 }
 
-/** A Fetch API request for the static handler, aborted if the client goes away. */
-export function toFetchRequest(req: ExpressRequest, res: ExpressResponse, url: string = req.originalUrl): Request {
+/**
+ * A Fetch API request for the static handler, aborted if the client goes
+ * away; `res` is null for a render in the background, after the client's
+ * answer was sent (page-documents.ts), which nobody can abort.
+ */
+export function toFetchRequest(req: ExpressRequest, res: ExpressResponse | null, url: string = req.originalUrl): Request {
   const controller = new AbortController();
-  res.on("close", () => controller.abort());
+  res?.on("close", () => controller.abort());
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (typeof value === "string") headers.set(name, value);

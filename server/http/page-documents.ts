@@ -21,6 +21,14 @@ export interface ResponseCache {
    * a forced error screen).
    */
   scope: (pathname: string | null) => { build: string; data: string };
+  /**
+   * Whether an import is running. While one runs, the first request for a
+   * document whose data just changed is sent the document of the data just
+   * replaced (PageCache.previous), and renders the new one in the background
+   * for the requests after it (see lookUpOrAwaitRender). Once the import
+   * ends, a document is never sent older than the data.
+   */
+  importRunning?: () => boolean;
 }
 
 export interface PageHandlerOptions {
@@ -91,11 +99,23 @@ export function lookUpCached(
  */
 const RENDER_WAIT_MS = 1_000;
 
+/**
+ * Background renders under way at most: beyond them, a request renders its
+ * document before its answer, inside admission control like any other.
+ */
+const MAX_BACKGROUND_RENDERS = 4;
+
 /** A request's cached document, if any; where it must render it, its claim on that render (claimRender). */
 interface DocumentLookup {
   key: DocumentKey | null;
   hit: CachedDocument | undefined;
   rendered: (() => void) | null;
+  /**
+   * Set when `hit` is the document of the data just replaced, sent while an
+   * import runs: the request then renders the new one for the cache alone,
+   * and must call `rendered` once that render ends, however it ends.
+   */
+  inBackground: boolean;
 }
 
 /**
@@ -110,6 +130,13 @@ interface DocumentLookup {
  * With `claim` (the handlers that render), a miss also claims the render, in
  * the same turn of the event loop as the lookup: the other requests of a
  * burst, worked through in the same slice, then find it claimed and wait.
+ *
+ * While an import runs, the request that claims the render is given the
+ * document of the data just replaced as well, and renders the new one in the
+ * background. Renders of first views after a publish took 13–64 ms beside
+ * the import's CPU, against 2–3 ms for a cached answer; a page shown a render
+ * late while the import is still under way costs its reader nothing
+ * (docs/performance.md, "Rendering in the background while an import runs").
  */
 export async function lookUpOrAwaitRender(
   req: Request,
@@ -123,29 +150,33 @@ export async function lookUpOrAwaitRender(
   const rendering = found.hit || key === null || !cache || res.locals.awaitedRender ? undefined : cache.store.rendering(key.id);
   if (rendering && key !== null && cache) {
     const previous = cache.store.previous(key);
-    if (previous) return { key, hit: previous, rendered: null };
+    if (previous) return { key, hit: previous, rendered: null, inBackground: false };
     res.locals.awaitedRender = true;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([rendering, new Promise<void>((resolve) => (timer = setTimeout(resolve, RENDER_WAIT_MS)))]);
     clearTimeout(timer);
     found = lookUpCached(req, res, cache, kind);
   }
-  return { ...found, rendered: claim && !found.hit ? claimRender(res, cache, found.key) : null };
+  if (!claim || found.hit || found.key === null || !cache) return { ...found, rendered: null, inBackground: false };
+  return claimRender(res, cache, found.key);
 }
 
 /**
  * Claims the render of `key` for this response, so that other requests for
- * the same document wait for it; the claim ends when the returned function is
- * called or the response closes, whichever is first. Null when the document
- * is not cached, or another request renders it already.
+ * the same document wait for it (or are given its previous document). The
+ * claim ends when `rendered` is called, or when the response closes if the
+ * render is the response's own; `rendered` is null when another request
+ * renders the document already.
  */
-function claimRender(res: ExpressResponse, cache: ResponseCache | undefined, key: DocumentKey | null): (() => void) | null {
-  const end = key === null ? null : (cache?.store.startRender(key.id) ?? null);
-  if (end) {
-    if (res.closed) end();
-    else res.once("close", end);
-  }
-  return end;
+function claimRender(res: ExpressResponse, cache: ResponseCache, key: DocumentKey): DocumentLookup {
+  const backgroundAllowed = cache.store.rendersUnderWay() < MAX_BACKGROUND_RENDERS && (cache.importRunning?.() ?? false);
+  const end = cache.store.startRender(key.id);
+  if (!end) return { key, hit: undefined, rendered: null, inBackground: false };
+  const previous = backgroundAllowed ? cache.store.previous(key) : undefined;
+  if (previous) return { key, hit: previous, rendered: end, inBackground: true };
+  if (res.closed) end();
+  else res.once("close", end);
+  return { key, hit: undefined, rendered: end, inBackground: false };
 }
 
 /**
@@ -153,26 +184,36 @@ function claimRender(res: ExpressResponse, cache: ResponseCache | undefined, key
  * tail. A page that rendered completely with status 200 (or a forced error
  * screen) is kept in the cache, with this response's nonce cut out of it, so
  * the next request for it is served without running a loader or React.
+ *
+ * A request sent the document of the data just replaced (lookUpOrAwaitRender)
+ * renders its page all the same, into the cache alone.
  */
 export function pageHandler(options: PageHandlerOptions): RequestHandler {
   const { logger } = options;
   return async (req, res, next) => {
     const nonce = res.locals.cspNonce;
-    const { key, hit, rendered } = await lookUpOrAwaitRender(req, res, options.cache, "page", true);
-    if (hit) return sendCachedDocument(req, res, hit, nonce);
+    const { key, hit, rendered, inBackground } = await lookUpOrAwaitRender(req, res, options.cache, "page", true);
+    if (hit) {
+      sendCachedDocument(req, res, hit, nonce);
+      if (!inBackground) return;
+    }
+    // The client's response, or for a render in the background (its answer already sent) a sink that keeps nothing.
+    const client = inBackground ? null : res;
     try {
       const renderer = await options.getRenderer();
-      const result = await renderer.query(toFetchRequest(req, res), options.requestContext(res));
+      const result = await renderer.query(toFetchRequest(req, client), options.requestContext(res));
       if (result instanceof Response) {
-        res.redirect(result.status, redirectTarget(result));
+        client?.redirect(result.status, redirectTarget(result));
+        rendered?.();
         return;
       }
       const context = result;
       if (settleRouteErrors(context, logger, req.originalUrl) === "client-gone") {
         logger.debug({ url: req.originalUrl }, "client went away before its page was rendered");
+        rendered?.();
         return;
       }
-      if (context.statusCode === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
+      if (context.statusCode === 503) client?.set("Retry-After", String(RETRY_AFTER_SECONDS));
       const pageModules = renderer.pageModules(context);
       const head = documentHead({
         meta: renderer.meta(context, options.boot),
@@ -213,15 +254,20 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
         nonce,
         bootstrapModules: [options.assets.entry],
         onShellReady() {
-          res.status(renderFailed ? 500 : context.statusCode);
-          res.set({ "Content-Type": HTML, "Cache-Control": "private, no-cache", Vary: "Accept-Encoding" });
-          res.write(head);
-          body.pipe(res);
+          if (client) {
+            client.status(renderFailed ? 500 : context.statusCode);
+            client.set({ "Content-Type": HTML, "Cache-Control": "private, no-cache", Vary: "Accept-Encoding" });
+            client.write(head);
+            body.pipe(client);
+          } else {
+            body.resume();
+          }
           stream.pipe(body);
         },
         onShellError(error) {
           logger.error({ err: error, url: req.originalUrl }, "server render failed");
-          if (!res.headersSent) res.status(500).type("html").send(FALLBACK_ERROR_HTML);
+          rendered?.();
+          if (client && !client.headersSent) client.status(500).type("html").send(FALLBACK_ERROR_HTML);
         },
         onError(error) {
           if (aborted === "client-gone") return;
@@ -233,20 +279,23 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
         aborted = "timeout";
         stream.abort();
       }, options.abortAfterMs);
-      res.on("close", () => {
+      body.once("end", () => clearTimeout(abortTimer));
+      client?.on("close", () => {
         clearTimeout(abortTimer);
-        if (res.writableFinished) return;
+        if (client.writableFinished) return;
         // The client left mid-page: stop rendering for nobody, and say so once.
         aborted = "client-gone";
         stream.abort();
         logger.info({ url: req.originalUrl }, "render aborted: the client went away");
       });
     } catch (error) {
+      rendered?.();
       if (isClientGone(error) || clientLeft(res)) {
         logger.debug({ url: req.originalUrl }, "client went away before its page was rendered");
         return;
       }
-      next(error);
+      if (client) next(error);
+      else logger.error({ err: error, url: req.originalUrl }, "a page's render in the background failed");
     }
   };
 }

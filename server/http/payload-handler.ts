@@ -43,8 +43,13 @@ function errorBody(error: unknown): { statusCode: number; message: string } {
 export function payloadHandler(options: PayloadHandlerOptions): RequestHandler {
   return async (req, res, next) => {
     if (!req.path.endsWith(SUFFIX)) return next();
-    const { key, hit, rendered } = await lookUpOrAwaitRender(req, res, options.cache, "payload", true);
-    if (hit) return sendCachedDocument(req, res, hit, "");
+    const { key, hit, rendered, inBackground } = await lookUpOrAwaitRender(req, res, options.cache, "payload", true);
+    if (hit) {
+      sendCachedDocument(req, res, hit, "");
+      if (!inBackground) return;
+    }
+    // The client's response; none for a payload loaded in the background, its answer already sent (page-documents.ts).
+    const client = inBackground ? null : res;
     try {
       const pagePath = req.path.slice(0, -SUFFIX.length) || "/";
       const query = new URLSearchParams(req.originalUrl.split("?")[1] ?? "");
@@ -52,7 +57,7 @@ export function payloadHandler(options: PayloadHandlerOptions): RequestHandler {
       const search = query.size > 0 ? `?${query}` : "";
 
       const renderer = await options.getRenderer();
-      const result = await renderer.query(toFetchRequest(req, res, `${pagePath}${search}`), options.requestContext(res));
+      const result = await renderer.query(toFetchRequest(req, client, `${pagePath}${search}`), options.requestContext(res));
 
       let status = 200;
       let payload: PagePayload;
@@ -61,9 +66,10 @@ export function payloadHandler(options: PayloadHandlerOptions): RequestHandler {
       } else if (result.errors) {
         if (settleRouteErrors(result, options.logger, req.originalUrl) === "client-gone") {
           options.logger.debug({ url: req.originalUrl }, "client went away before its payload was loaded");
+          rendered?.();
           return;
         }
-        if (result.statusCode === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
+        if (result.statusCode === 503) client?.set("Retry-After", String(RETRY_AFTER_SECONDS));
         const error = errorBody(Object.values(result.errors)[0]);
         status = error.statusCode;
         payload = { kind: "error", error };
@@ -78,13 +84,15 @@ export function payloadHandler(options: PayloadHandlerOptions): RequestHandler {
         options.cache?.store.set(key, { status, contentType: JSON_TYPE, text }, null);
       }
       rendered?.();
-      res.status(status).set({ "Content-Type": JSON_TYPE, "Cache-Control": "private, no-cache", Vary: "Accept-Encoding" }).send(text);
+      client?.status(status).set({ "Content-Type": JSON_TYPE, "Cache-Control": "private, no-cache", Vary: "Accept-Encoding" }).send(text);
     } catch (error) {
+      rendered?.();
       if (isClientGone(error) || clientLeft(res)) {
         options.logger.debug({ url: req.originalUrl }, "client went away before its payload was loaded");
         return;
       }
-      next(error);
+      if (client) next(error);
+      else options.logger.error({ err: error, url: req.originalUrl }, "a payload's load in the background failed");
     }
   };
 }

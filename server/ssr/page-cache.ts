@@ -128,6 +128,11 @@ export class PageCache {
     };
   }
 
+  /** How many documents are being rendered now. */
+  rendersUnderWay(): number {
+    return this.#rendering.size;
+  }
+
   /** Settles when the render of `key` under way ends; undefined when none is. */
   rendering(key: string): Promise<void> | undefined {
     return this.#rendering.get(key);

@@ -108,21 +108,49 @@ describe("the page cache", () => {
   });
 });
 
-// SQLite only: PostgreSQL's data version does not tell the domains apart (every publish moves it).
-describe("the page cache while an import runs (SQLite: a version per domain)", () => {
+// SQLite only: PostgreSQL's data version does not tell the domains apart (every publish moves it), and its
+// web process does not read the import lock to render in the background.
+describe("the page cache while an import runs (SQLite)", () => {
   let t: TestApp;
   const cache = new PageCache({ maxBytes: 16 * 1024 * 1024, level: 9 });
+  /** Loader runs still to fail. */
+  let failing = 0;
 
   beforeAll(async () => {
-    t = await createTestApp({ pageCache: cache, adapter: "sqlite" });
+    t = await createTestApp({
+      pageCache: cache,
+      adapter: "sqlite",
+      wrapRenderer: (renderer) => ({
+        ...renderer,
+        query: async (...args) => {
+          if (failing > 0) {
+            failing -= 1;
+            throw new Error("the database went away mid-render");
+          }
+          return renderer.query(...args);
+        },
+      }),
+    });
   });
   afterAll(() => t.close());
 
-  /** How many of `urls`, requested once each, were rendered rather than taken from the cache. */
+  /**
+   * How many of `urls`, requested once each, were rendered rather than taken
+   * from the cache: before their answer (a miss) or after it, in the
+   * background (an answer with the document of the data just replaced).
+   */
   async function rendered(urls: readonly string[]): Promise<number> {
-    const misses = cache.stats().misses;
+    const before = cache.stats();
     for (const url of urls) await request(t.app).get(url).expect(200);
-    return cache.stats().misses - misses;
+    await vi.waitFor(() => expect(cache.rendersUnderWay()).toBe(0));
+    const after = cache.stats();
+    return after.misses - before.misses + (after.previous - before.previous);
+  }
+
+  /** Publishes `source` as an import holding the lock does. */
+  async function publishUnderLock(lock: Awaited<ReturnType<typeof acquireImportLock>>, source: string): Promise<void> {
+    await lock.setSource(source);
+    await t.store.db.insertInto("sources").values({ name: source, status: "ok", last_success_at: new Date().toISOString() }).execute();
   }
 
   it("keeps one radar's pages when the other radar's feed publishes, and renders every page again once the import ends", async () => {
@@ -131,20 +159,75 @@ describe("the page cache while an import runs (SQLite: a version per domain)", (
     await rendered([...cvePages, ...iocPages, "/"]);
 
     const lock = await acquireImportLock(t.store.db);
-    await lock.setSource("epss");
-    await t.store.db.insertInto("sources").values({ name: "epss", status: "ok", last_success_at: new Date().toISOString() }).execute();
+    await publishUnderLock(lock, "epss");
     expect(await rendered(iocPages)).toBe(0);
     expect(await rendered(cvePages)).toBe(cvePages.length);
     // The home page shows both radars.
     expect(await rendered(["/"])).toBe(1);
 
-    await lock.setSource("tweetfeed");
-    await t.store.db.insertInto("sources").values({ name: "tweetfeed", status: "ok", last_success_at: new Date().toISOString() }).execute();
+    await publishUnderLock(lock, "tweetfeed");
     expect(await rendered(cvePages)).toBe(0);
     expect(await rendered(iocPages)).toBe(iocPages.length);
 
     await lock.release();
     expect(await rendered([...cvePages, ...iocPages])).toBe(cvePages.length + iocPages.length);
+  });
+
+  it("answers the first view after a publish with the page of the data just replaced and renders the new one in the background; once the import ends, the first view renders before its answer", async () => {
+    const cve = "CVE-2024-0042";
+    await t.store.db
+      .insertInto("cves")
+      .values({ id: cve, state: "PUBLISHED", descriptions: "[]", date_published: "2024-05-01T10:00:00Z", title: "Before the import" })
+      .execute();
+    const page = "/cve-radar";
+    const payload = `/cve-radar/_payload.json?${t.buildId}`;
+    const retitle = (title: string) => t.store.db.updateTable("cves").set({ title }).where("id", "=", cve).execute();
+    const old = withoutNonce(await request(t.app).get(page).expect(200));
+    const oldPayload = (await request(t.app).get(payload).expect(200)).text;
+
+    const lock = await acquireImportLock(t.store.db);
+    await retitle("Retitled by the import");
+    await publishUnderLock(lock, "cve-json5");
+
+    const stats = cache.stats();
+    const stale = await request(t.app).get(page).expect(200);
+    const stalePayload = await request(t.app).get(payload).expect(200);
+    expect(withoutNonce(stale)).toBe(old);
+    expect(stalePayload.text).toBe(oldPayload);
+    expect(cache.stats()).toMatchObject({ misses: stats.misses, previous: stats.previous + 2 });
+    // The stale copy carries this response's own nonce, like any cached page.
+    expect(stale.text).toContain(`nonce="${cspNonce(stale.headers["content-security-policy"])}"`);
+
+    await vi.waitFor(() => expect(cache.rendersUnderWay()).toBe(0));
+    expect((await request(t.app).get(page).expect(200)).text).toContain("Retitled by the import");
+    expect((await request(t.app).get(payload).expect(200)).text).toContain("Retitled by the import");
+    expect(cache.stats()).toMatchObject({ misses: stats.misses, hits: stats.hits + 4, previous: stats.previous + 2 });
+
+    // Once the import ends, nothing older than the data is sent: the first view renders before its answer.
+    await retitle("Retitled after the import");
+    await lock.release();
+    const afterRelease = cache.stats();
+    const first = await request(t.app).get(page).expect(200);
+    expect(first.text).toContain("Retitled after the import");
+    expect(cache.stats()).toMatchObject({ misses: afterRelease.misses + 1, previous: afterRelease.previous });
+  });
+  it("lets a render in the background that fails end its claim: the next view renders the page again", async () => {
+    const page = "/cve-radar?kev=1";
+    const old = withoutNonce(await request(t.app).get(page).expect(200));
+    const lock = await acquireImportLock(t.store.db);
+    await publishUnderLock(lock, "cisa-kev");
+
+    failing = 1;
+    expect(withoutNonce(await request(t.app).get(page).expect(200))).toBe(old);
+    await vi.waitFor(() => expect(cache.rendersUnderWay()).toBe(0));
+    expect(failing).toBe(0);
+    // Nothing was stored: the next view is given the old page again and renders the new one, this time for good.
+    const stats = cache.stats();
+    expect(withoutNonce(await request(t.app).get(page).expect(200))).toBe(old);
+    await vi.waitFor(() => expect(cache.rendersUnderWay()).toBe(0));
+    await request(t.app).get(page).expect(200);
+    expect(cache.stats()).toMatchObject({ misses: stats.misses, hits: stats.hits + 2, previous: stats.previous + 1 });
+    await lock.release();
   });
 });
 
