@@ -197,7 +197,7 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
       sendCachedDocument(req, res, hit, nonce);
       if (!inBackground) return;
     }
-    // The client's response, or for a render in the background (its answer already sent) a sink that keeps nothing.
+    // The client's response; null for a render in the background, whose answer was already sent.
     const client = inBackground ? null : res;
     try {
       const renderer = await options.getRenderer();
@@ -247,7 +247,7 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
         },
       });
       // React flushes its destination after each chunk; pass that on to compression.
-      Object.assign(body, { flush: () => (res as ExpressResponse & { flush?: () => void }).flush?.() });
+      Object.assign(body, { flush: () => (client as (ExpressResponse & { flush?: () => void }) | null)?.flush?.() });
 
       const stream = renderer.render(context, {
         boot: options.boot,
@@ -260,6 +260,7 @@ export function pageHandler(options: PageHandlerOptions): RequestHandler {
             client.write(head);
             body.pipe(client);
           } else {
+            // Nobody reads the stream: let it flow, so that the document is written out and stored.
             body.resume();
           }
           stream.pipe(body);

@@ -115,6 +115,9 @@ describe("the page cache while an import runs (SQLite)", () => {
   const cache = new PageCache({ maxBytes: 16 * 1024 * 1024, level: 9 });
   /** Loader runs still to fail. */
   let failing = 0;
+  /** Every loader run waits for it. */
+  let gate: Promise<void> = Promise.resolve();
+  let queries = 0;
 
   beforeAll(async () => {
     t = await createTestApp({
@@ -123,6 +126,8 @@ describe("the page cache while an import runs (SQLite)", () => {
       wrapRenderer: (renderer) => ({
         ...renderer,
         query: async (...args) => {
+          queries += 1;
+          await gate;
           if (failing > 0) {
             failing -= 1;
             throw new Error("the database went away mid-render");
@@ -150,7 +155,12 @@ describe("the page cache while an import runs (SQLite)", () => {
   /** Publishes `source` as an import holding the lock does. */
   async function publishUnderLock(lock: Awaited<ReturnType<typeof acquireImportLock>>, source: string): Promise<void> {
     await lock.setSource(source);
-    await t.store.db.insertInto("sources").values({ name: source, status: "ok", last_success_at: new Date().toISOString() }).execute();
+    const at = new Date().toISOString();
+    await t.store.db
+      .insertInto("sources")
+      .values({ name: source, status: "ok", last_success_at: at })
+      .onConflict((conflict) => conflict.column("name").doUpdateSet({ last_success_at: at }))
+      .execute();
   }
 
   it("keeps one radar's pages when the other radar's feed publishes, and renders every page again once the import ends", async () => {
@@ -211,6 +221,36 @@ describe("the page cache while an import runs (SQLite)", () => {
     expect(first.text).toContain("Retitled after the import");
     expect(cache.stats()).toMatchObject({ misses: afterRelease.misses + 1, previous: afterRelease.previous });
   });
+  it("renders a first view before its answer once 4 renders are under way in the background", async () => {
+    const pages = ["alpha", "bravo", "charlie", "delta", "echo"].map((word) => `/cve-radar?q=${word}`);
+    for (const page of pages) await request(t.app).get(page).expect(200);
+    const lock = await acquireImportLock(t.store.db);
+    await publishUnderLock(lock, "cve-json5");
+
+    let open!: () => void;
+    gate = new Promise((resolve) => (open = resolve));
+    queries = 0;
+    const stats = cache.stats();
+    // Answered at once, each with its previous page, while its render waits at the gate.
+    for (const page of pages.slice(0, 4)) await request(t.app).get(page).expect(200);
+    expect(cache.rendersUnderWay()).toBe(4);
+    let fifthAnswered = false;
+    const fifth = request(t.app)
+      .get(pages[4]!)
+      .then((res) => {
+        fifthAnswered = true;
+        return res;
+      });
+    await vi.waitFor(() => expect(queries).toBe(5));
+    expect(fifthAnswered).toBe(false);
+    expect(cache.stats().previous - stats.previous).toBe(4);
+    open();
+    expect((await fifth).status).toBe(200);
+    await vi.waitFor(() => expect(cache.rendersUnderWay()).toBe(0));
+    expect(cache.stats()).toMatchObject({ misses: stats.misses + 1, previous: stats.previous + 4 });
+    await lock.release();
+  });
+
   it("lets a render in the background that fails end its claim: the next view renders the page again", async () => {
     const page = "/cve-radar?kev=1";
     const old = withoutNonce(await request(t.app).get(page).expect(200));
