@@ -130,6 +130,7 @@ const app = createApp({
   db: web.db,
   dataVersion: web.dataVersion,
   sourceStatusRows: web.sourceStatusRows,
+  importRunning: web.importRunning,
   extract: extractPool.extract,
   logger: pino({ level: "silent" }),
   getRenderer: async () => renderer,

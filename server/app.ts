@@ -7,7 +7,6 @@ import { toPublicConfig, trustProxySetting, type Env } from "./config/env";
 import type { Database } from "./db/schema";
 import type { WebDatabase } from "./db/web-database";
 import type { PipelineConfig } from "./pipeline/config";
-import { runningImport } from "./pipeline/engine/lock";
 import { cveRoutes } from "./api/cves";
 import { iocRoutes } from "./api/iocs";
 import { openApiRoutes } from "./api/openapi";
@@ -48,6 +47,8 @@ export interface AppDependencies {
   dataVersion: DataVersion;
   /** The sources' status rows without a query, where the database offers them (WebDatabase). */
   sourceStatusRows?: WebDatabase["sourceStatusRows"];
+  /** Whether an import holds the lock now (WebDatabase); while one does, changed pages render in the background. */
+  importRunning?: WebDatabase["importRunning"];
   /** Indicator extraction for bulk lookups, off the main thread in production. */
   extract: Extract;
   logger: Logger;
@@ -106,10 +107,7 @@ export function createApp(deps: AppDependencies): Express {
     data: `${dataVersion((pathname === null ? null : pageDomain(pathname)) ?? undefined)}|${now().toISOString().slice(0, 13)}`,
   });
 
-  // Read from the rows the data version keeps (SQLite); PostgreSQL renders every document before its answer.
-  const statusRows = deps.sourceStatusRows;
-  const importRunning = statusRows ? () => runningImport(statusRows().importLock, new Date()) !== null : undefined;
-  const responseCache = pageCache ? { store: pageCache, scope: cacheScope, importRunning } : undefined;
+  const responseCache = pageCache ? { store: pageCache, scope: cacheScope, importRunning: deps.importRunning } : undefined;
 
   const pages = pageHandler({
     getRenderer: deps.getRenderer,

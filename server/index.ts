@@ -55,6 +55,7 @@ async function main(): Promise<void> {
           db: web.db,
           dataVersion: web.dataVersion,
           sourceStatusRows: web.sourceStatusRows,
+          importRunning: web.importRunning,
           extract: extractPool.extract,
           logger,
           pipelineConfig,
@@ -111,7 +112,7 @@ async function main(): Promise<void> {
 
 type SiteDependencies = Pick<
   AppDependencies,
-  "env" | "db" | "dataVersion" | "sourceStatusRows" | "extract" | "logger" | "pipelineConfig" | "isShuttingDown" | "rateLimitStores"
+  "env" | "db" | "dataVersion" | "sourceStatusRows" | "importRunning" | "extract" | "logger" | "pipelineConfig" | "isShuttingDown" | "rateLimitStores"
 >;
 
 /** Connections for the shared rate-limit counters: one short upsert per request each. */

@@ -17,5 +17,11 @@ export interface WebDatabase {
    * version already holds them (SQLite); absent where they are queried.
    */
   sourceStatusRows?: () => SourceStatusRows;
+  /**
+   * Whether an import holds the lock now, without a query: from the lock's
+   * row the data version reads anyway (SQLite), or from the lock holder's
+   * notifications (PostgreSQL).
+   */
+  importRunning: () => boolean;
   close(): Promise<void>;
 }

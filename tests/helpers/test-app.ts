@@ -132,6 +132,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     db: web.db,
     dataVersion: web.dataVersion,
     sourceStatusRows: web.sourceStatusRows,
+    importRunning: web.importRunning,
     extract: extractPool.extract,
     logger: options.logger ?? pino({ level: "silent" }),
     getRenderer: async () => renderer,

@@ -1,10 +1,18 @@
 import pg from "pg";
 import type { Logger } from "pino";
+import { IMPORT_CHANNEL, IMPORT_LOCK_HELD } from "./import-lock";
 
 /** The channel migration 0008's triggers notify on every committed write. */
 export const DATA_CHANNEL = "threat_radar_data";
 
 const RECONNECT_MS = 1_000;
+
+/**
+ * How often the lock is checked while an import is believed to run: a holder
+ * that dies (kill -9, a lost machine) loses the lock with its session without
+ * saying so.
+ */
+const IMPORT_CHECK_MS = 10_000;
 
 /**
  * PostgreSQL's counterpart of SQLite's `data_version`: a connection of its
@@ -13,23 +21,33 @@ const RECONNECT_MS = 1_000;
  * notifications seen. Reading it is free, as the caches need. While the
  * connection is down, notifications may be missed: the version moves on
  * every reconnect, so nothing cached before the outage is served after it.
+ *
+ * The same connection follows the import lock, whose holder notifies when
+ * it takes and gives back the lock (server/db/postgres/import-lock.ts), so
+ * that `importRunning()` is free to ask too. When in doubt (no connection,
+ * a check that failed) it says no: the page cache then renders a changed
+ * page before its answer, which is slower but never older than the data.
  */
 export class PostgresDataVersion {
   #counter = 0;
   #client: pg.Client | null = null;
   #closed = false;
   #timer: NodeJS.Timeout | null = null;
+  #importRunning = false;
+  #importCheck: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly url: string,
     private readonly logger?: Logger,
+    private readonly importCheckMs = IMPORT_CHECK_MS,
   ) {}
 
   /** Resolves once listening; the web process starts serving after that. */
   async start(): Promise<void> {
     const client = new pg.Client({ connectionString: this.url, application_name: "threat-radar data version" });
-    client.on("notification", () => {
-      this.#counter += 1;
+    client.on("notification", (message) => {
+      if (message.channel === IMPORT_CHANNEL) this.#setImportRunning(message.payload === "started");
+      else this.#counter += 1;
     });
     client.on("error", (error) => {
       this.logger?.warn({ err: error }, "the data-version connection failed; reconnecting");
@@ -38,14 +56,42 @@ export class PostgresDataVersion {
     client.on("end", () => this.#reconnect(client));
     await client.connect();
     await client.query(`listen ${DATA_CHANNEL}`);
+    await client.query(`listen ${IMPORT_CHANNEL}`);
+    // After listening: a lock taken from here on is notified, one taken before is found held.
+    const held = await client.query<{ held: boolean }>(`select ${IMPORT_LOCK_HELD} as held`);
     this.#client = client;
     this.#counter += 1;
+    this.#setImportRunning(held.rows[0]?.held === true);
+  }
+
+  #setImportRunning(running: boolean): void {
+    this.#importRunning = running;
+    if (running && !this.#importCheck) {
+      this.#importCheck = setInterval(() => this.#checkImport(), this.importCheckMs);
+      this.#importCheck.unref();
+    } else if (!running && this.#importCheck) {
+      clearInterval(this.#importCheck);
+      this.#importCheck = null;
+    }
+  }
+
+  #checkImport(): void {
+    const client = this.#client;
+    if (!client) return;
+    client.query<{ held: boolean }>(`select ${IMPORT_LOCK_HELD} as held`).then(
+      (result) => {
+        if (this.#client === client && result.rows[0]?.held !== true) this.#setImportRunning(false);
+      },
+      // The connection's own error handler reconnects, and a reconnect says no import.
+      () => undefined,
+    );
   }
 
   #reconnect(client: pg.Client): void {
     if (this.#closed || this.#client !== client) return;
     this.#client = null;
     this.#counter += 1;
+    this.#setImportRunning(false);
     client.end().catch(() => {});
     this.#scheduleStart();
   }
@@ -66,9 +112,15 @@ export class PostgresDataVersion {
     return String(this.#counter);
   }
 
+  /** Whether an import holds the lock, as last notified or checked. */
+  importRunning(): boolean {
+    return this.#importRunning;
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
+    this.#setImportRunning(false);
     const client = this.#client;
     this.#client = null;
     await client?.end();

@@ -43,6 +43,7 @@ export async function openPostgresWebDatabase(options: PostgresWebDatabaseOption
   return {
     db,
     dataVersion: () => version.current(),
+    importRunning: () => version.importRunning(),
     async close() {
       await version.close();
       await db.destroy();

@@ -68,9 +68,7 @@ export class SqliteDataVersion {
     this.#rows = this.#read();
     this.#seen = seen;
     const keys = sourceKeys(this.#rows);
-    const lock = this.#rows.importLock;
-    const importRunning = lock !== null && !lockAbandoned(lock, this.now());
-    for (const domain of importRunning ? changedDomains(this.#sourceKeys, keys) : DATA_DOMAINS) this.#versions[domain] = seen;
+    for (const domain of this.#lockHeld() ? changedDomains(this.#sourceKeys, keys) : DATA_DOMAINS) this.#versions[domain] = seen;
     this.#sourceKeys = keys;
   }
 
@@ -78,6 +76,17 @@ export class SqliteDataVersion {
   current(domain?: DataDomain): string {
     this.#refresh();
     return domain ? String(this.#versions[domain]) : `${this.#versions.cve}.${this.#versions.ioc}`;
+  }
+
+  /** Whether an import holds the lock, as of the last commit. */
+  importRunning(): boolean {
+    this.#refresh();
+    return this.#lockHeld();
+  }
+
+  #lockHeld(): boolean {
+    const lock = this.#rows.importLock;
+    return lock !== null && !lockAbandoned(lock, this.now());
   }
 
   /**

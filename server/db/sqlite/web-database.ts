@@ -20,6 +20,7 @@ export function openSqliteWebDatabase(options: ReadPoolOptions): SqliteWebDataba
     db,
     dataVersion: (domain) => version.current(domain),
     sourceStatusRows: () => version.statusRows(),
+    importRunning: () => version.importRunning(),
     readPool,
     async close() {
       // Kysely's destroy() does nothing for a driver that never ran a query: close the pool itself.

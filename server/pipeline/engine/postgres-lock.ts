@@ -1,9 +1,7 @@
 import { sql, type Kysely } from "kysely";
 import type { Database } from "../../db/schema";
+import { IMPORT_CHANNEL, IMPORT_LOCK_HELD, IMPORT_LOCK_KEY } from "../../db/postgres/import-lock";
 import { ImportBusyError, lockHolderName, type ImportLock, type LockHolder } from "./lock-holder";
-
-/** The advisory lock's key (within this database): any constant, as long as nothing else in the database uses it. */
-export const IMPORT_LOCK_KEY = 0x54524144;
 
 /**
  * One import at a time on PostgreSQL, across every node: a session-level
@@ -15,6 +13,11 @@ export const IMPORT_LOCK_KEY = 0x54524144;
  *
  * The held connection is one of the pool's, so the import itself needs a
  * pool of at least two connections.
+ *
+ * The holder notifies IMPORT_CHANNEL once it holds the lock and once it has
+ * let it go, so that the web nodes know an import is running without asking
+ * (they send a page of the data just replaced while its new render is under
+ * way, see server/http/page-documents.ts).
  */
 export function acquirePostgresImportLock(db: Kysely<Database>, now: () => Date): Promise<ImportLock> {
   const holder = lockHolderName();
@@ -39,6 +42,7 @@ export function acquirePostgresImportLock(db: Kysely<Database>, now: () => Date)
           .values({ id: 1, ...row })
           .onConflict((oc) => oc.column("id").doUpdateSet(row))
           .execute();
+        await sql`select pg_notify(${IMPORT_CHANNEL}, 'started')`.execute(conn);
         acquired = true;
         resolve({
           async setSource(source) {
@@ -53,6 +57,8 @@ export function acquirePostgresImportLock(db: Kysely<Database>, now: () => Date)
       } finally {
         await conn.deleteFrom("import_lock").where("holder", "=", holder).execute();
         await sql`select pg_advisory_unlock(${IMPORT_LOCK_KEY})`.execute(conn);
+        // After the unlock: a web node that checks the lock on this notification must find it free.
+        await sql`select pg_notify(${IMPORT_CHANNEL}, 'ended')`.execute(conn);
       }
     });
     session.catch((error: unknown) => {
@@ -67,14 +73,7 @@ export async function currentPostgresImport(db: Kysely<Database>): Promise<LockH
     .selectFrom("import_lock")
     .selectAll()
     .where("id", "=", 1)
-    .where(({ exists, selectFrom }) =>
-      exists(
-        selectFrom(sql<{ locktype: string }>`pg_locks`.as("l")).select(sql`1`.as("held"))
-          .where(sql<boolean>`l.locktype = 'advisory' and l.granted and l.classid = 0 and l.objsubid = 1
-            and l.objid::bigint = ${IMPORT_LOCK_KEY}
-            and l.database = (select oid from pg_database where datname = current_database())`),
-      ),
-    )
+    .where(sql<boolean>`${sql.raw(IMPORT_LOCK_HELD)}`)
     .executeTakeFirst();
   return row ? holderOf(row) : null;
 }

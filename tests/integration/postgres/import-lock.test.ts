@@ -4,6 +4,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { Kysely, PostgresDialect } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrateToLatest } from "../../../server/db/migrate";
+import { PostgresDataVersion } from "../../../server/db/postgres/data-version";
 import type { Database } from "../../../server/db/schema";
 import { acquireImportLock, currentImport, ImportBusyError } from "../../../server/pipeline/engine/lock";
 import { PROJECT_ROOT } from "../../helpers/paths";
@@ -12,6 +13,7 @@ import { createPostgresDatabase, startPostgresCluster, type PostgresCluster, typ
 let cluster: PostgresCluster;
 let database: TestPostgresDatabase;
 const nodes: Array<Kysely<Database>> = [];
+const versions: PostgresDataVersion[] = [];
 
 /** A node's own pool on the shared database (each node of a deployment has one). */
 function node(): Kysely<Database> {
@@ -27,6 +29,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await Promise.all(versions.map((version) => version.close()));
   await Promise.all(nodes.map((db) => db.destroy()));
   await database?.drop();
   await cluster?.stop();
@@ -111,5 +114,46 @@ describe("the import lock on PostgreSQL (advisory lock)", () => {
     expect(running).toBeNull();
     const rows = await db.selectFrom("import_lock").selectAll().execute();
     expect(rows).toHaveLength(1);
+  });
+});
+
+describe("a web node following the import lock on PostgreSQL", () => {
+  /** A web node's data version, checking a lock it believes held every 200 ms (10 s in production). */
+  async function webNode(): Promise<PostgresDataVersion> {
+    const version = new PostgresDataVersion(database.url, undefined, 200);
+    versions.push(version);
+    await version.start();
+    return version;
+  }
+
+  it("knows an import runs from the holder's notifications, without its data version moving", async () => {
+    const web = await webNode();
+    expect(web.importRunning()).toBe(false);
+    const before = web.current();
+    const lock = await acquireImportLock(node());
+    await expect.poll(() => web.importRunning()).toBe(true);
+    await lock.setSource("epss");
+    await lock.release();
+    await expect.poll(() => web.importRunning()).toBe(false);
+    // Taking the lock, naming the source and giving it back are not data: cached pages stay.
+    expect(web.current()).toBe(before);
+  });
+
+  it("finds a lock taken before it started", async () => {
+    const lock = await acquireImportLock(node());
+    const web = await webNode();
+    expect(web.importRunning()).toBe(true);
+    await lock.release();
+    await expect.poll(() => web.importRunning()).toBe(false);
+  });
+
+  it("notices a holder killed with SIGKILL, which notifies nothing, once its session is gone", async () => {
+    const web = await webNode();
+    const holder = await holderProcess();
+    await expect.poll(() => web.importRunning()).toBe(true);
+    await holder.kill();
+    await expect.poll(() => web.importRunning(), { timeout: 30_000, interval: 100 }).toBe(false);
+    // Its row remains (the next holder overwrites it); the node goes by the lock.
+    expect(await node().selectFrom("import_lock").selectAll().execute()).toHaveLength(1);
   });
 });
