@@ -104,7 +104,8 @@ export function createApp(deps: AppDependencies): Express {
   // A page that shows one radar alone is keyed by that radar's data version (server/db/data-domains.ts).
   const cacheScope = (pathname: string | null) => ({
     build: deps.build.id,
-    data: `${dataVersion((pathname === null ? null : pageDomain(pathname)) ?? undefined)}|${now().toISOString().slice(0, 13)}`,
+    data: dataVersion((pathname === null ? null : pageDomain(pathname)) ?? undefined),
+    hour: now().toISOString().slice(0, 13),
   });
 
   const responseCache = pageCache ? { store: pageCache, scope: cacheScope, importRunning: deps.importRunning } : undefined;

@@ -16,6 +16,8 @@ export interface CachedDocument {
 export interface DocumentKey {
   id: string;
   family: string;
+  /** The same document for this data version at any hour of the clock. */
+  sameData: string;
 }
 
 export interface PageCacheOptions {
@@ -39,7 +41,11 @@ const PREVIOUS_SERVED_WITHIN_MS = 60_000;
 export class PageCache {
   readonly #entries: LRUCache<string, CachedDocument>;
   /** Each family's last stored key; bounded by size too, since URLs are the client's to choose. */
-  readonly #latest = new LRUCache<string, string>({ max: 10_000, maxSize: 4 * 1024 * 1024, sizeCalculation: (id, family) => id.length + family.length });
+  readonly #latest = new LRUCache<string, DocumentKey>({
+    max: 10_000,
+    maxSize: 8 * 1024 * 1024,
+    sizeCalculation: (key) => key.id.length + key.family.length + key.sameData.length,
+  });
   readonly #level: number;
   /** Keys being rendered now, each with what settles when its render ends (stored or not). */
   readonly #rendering = new Map<string, Promise<void>>();
@@ -91,13 +97,23 @@ export class PageCache {
    */
   previous(key: DocumentKey): CachedDocument | undefined {
     const latest = this.#latest.get(key.family);
-    if (latest === undefined || latest === key.id) return undefined;
-    const doc = this.#entries.peek(latest);
+    if (latest === undefined || latest.id === key.id) return undefined;
+    const doc = this.#entries.peek(latest.id);
     if (!doc || Date.now() - doc.servedAt > PREVIOUS_SERVED_WITHIN_MS) return undefined;
     this.#misses -= 1;
     this.#hits += 1;
     this.#previous += 1;
     return doc;
+  }
+
+  /**
+   * Whether the document `previous` would give for `key` shows the same data,
+   * rendered in an earlier hour of the clock: sending it while `key` renders
+   * is then no older than a view a moment before the hour.
+   */
+  previousShowsSameData(key: DocumentKey): boolean {
+    const latest = this.#latest.peek(key.family);
+    return latest !== undefined && latest.id !== key.id && latest.sameData === key.sameData;
   }
 
   /** Stores a document; `nonce` (if any) is cut out of it so each response can carry its own. */
@@ -109,7 +125,7 @@ export class PageCache {
       body: compressSegments(segments, this.#level),
       servedAt: Date.now(),
     });
-    this.#latest.set(key.family, key.id);
+    this.#latest.set(key.family, key);
   }
 
   /**

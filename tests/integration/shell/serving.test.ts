@@ -295,6 +295,40 @@ describe(`the page cache while an import runs (${testDatabaseKind()})`, () => {
   });
 });
 
+describe("the page cache on the hour", () => {
+  let t: TestApp;
+  const cache = new PageCache({ maxBytes: 16 * 1024 * 1024, level: 9 });
+  // Pages depend on the hour of the clock ("now"): it is part of every document's key.
+  let clock = new Date("2026-11-27T10:59:30Z");
+
+  beforeAll(async () => {
+    t = await createTestApp({ pageCache: cache, now: () => clock });
+  });
+  afterAll(() => t.close());
+
+  it("answers a page's first view in a new hour with its copy of the hour before, of the same data, and renders the new hour's in the background", async () => {
+    const page = "/cve-radar?kev=1";
+    const old = withoutNonce(await request(t.app).get(page).expect(200));
+    clock = new Date("2026-11-27T11:00:05Z");
+    const stats = cache.stats();
+    expect(withoutNonce(await request(t.app).get(page).expect(200))).toBe(old);
+    expect(cache.stats()).toMatchObject({ misses: stats.misses, previous: stats.previous + 1 });
+    await vi.waitFor(() => expect(cache.rendersUnderWay()).toBe(0));
+    await request(t.app).get(page).expect(200);
+    expect(cache.stats()).toMatchObject({ misses: stats.misses, hits: stats.hits + 2, previous: stats.previous + 1 });
+  });
+
+  it("renders a first view before its answer when the data moved as well", async () => {
+    const page = "/ioc-radar";
+    await request(t.app).get(page).expect(200);
+    clock = new Date("2026-11-27T12:00:05Z");
+    await publishSource(t, "tweetfeed");
+    const stats = cache.stats();
+    await request(t.app).get(page).expect(200);
+    expect(cache.stats()).toMatchObject({ misses: stats.misses + 1, previous: stats.previous });
+  });
+});
+
 describe("simultaneous first views of one document", () => {
   let t: TestApp;
   const cache = new PageCache({ maxBytes: 16 * 1024 * 1024, level: 9 });

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { PageCache } from "../../../server/ssr/page-cache";
 
 const page = { status: 200, contentType: "text/html; charset=utf-8", text: "<p>hello</p>" };
-const key = (id: string, family = "page|build|/") => ({ id, family });
+/** A key of the home page's family; its data is the version before the hour (`page|build|VERSION|HOUR|/`). */
+const key = (id: string, family = "page|build|/") => ({ id, family, sameData: id.split("|").slice(0, 3).join("|") });
 
 describe("the page cache's statistics", () => {
   it("count one miss and one hit per request, and a miss found on a second look (after waiting in line) as a hit", () => {
@@ -87,5 +88,23 @@ describe("the document of the data just replaced", () => {
     const small = new PageCache({ maxBytes: 1, level: 6 });
     small.set(key("page|build|1|/"), page, null);
     expect(small.previous(key("page|build|2|/"))).toBeUndefined();
+  });
+});
+
+describe("whether the previous document shows the same data", () => {
+  it("is so when only the hour of the clock moved since it was stored", () => {
+    const cache = new PageCache({ maxBytes: 1024 * 1024, level: 6 });
+    cache.set(key("page|build|7|2026-11-27T10|/"), page, null);
+    expect(cache.previousShowsSameData(key("page|build|7|2026-11-27T11|/"))).toBe(true);
+  });
+
+  it("is not so when the data moved, for the key itself, for another family, or with nothing stored", () => {
+    const cache = new PageCache({ maxBytes: 1024 * 1024, level: 6 });
+    expect(cache.previousShowsSameData(key("page|build|7|2026-11-27T11|/"))).toBe(false);
+    cache.set(key("page|build|7|2026-11-27T10|/"), page, null);
+    expect(cache.previousShowsSameData(key("page|build|8|2026-11-27T11|/"))).toBe(false);
+    expect(cache.previousShowsSameData(key("page|build|8|2026-11-27T10|/"))).toBe(false);
+    expect(cache.previousShowsSameData(key("page|build|7|2026-11-27T10|/"))).toBe(false);
+    expect(cache.previousShowsSameData(key("page|build|7|2026-11-27T11|/ioc-radar", "page|build|/ioc-radar"))).toBe(false);
   });
 });
