@@ -1,4 +1,5 @@
 import express from "express";
+import { setTimeout as delay } from "node:timers/promises";
 import { Kysely, PostgresDialect, sql } from "kysely";
 import request from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,6 +62,43 @@ describe("the PostgreSQL rate-limit store", () => {
     expect(rows.map((row) => row.key.split(":")[0])).toEqual(["api", "lookup", "pages"]);
     expect(rows.find((row) => row.key.startsWith("lookup:"))?.hits).toBe(1);
     expect(rows.find((row) => row.key.startsWith("pages:"))?.hits).toBe(1);
+  });
+
+  it("answers a client far below its limit without waiting for the count, which is still taken, and waits near the limit", async () => {
+    const node = webNode("slow");
+    expect((await request(node.app).get("/")).status).toBe(200);
+    // Another session holds the client's row: an upsert now waits for it.
+    const holderPool = testPool(database.url, 1);
+    const holder = await holderPool.connect();
+    let answered = false;
+    try {
+      await holder.query("begin");
+      await holder.query("select * from rate_limits where key like 'slow:%' for update");
+      // 2 of 5: answered at once, its upsert waiting behind the lock.
+      expect((await request(node.app).get("/")).status).toBe(200);
+      // With that upsert still under way, the next request waits for its own.
+      const third = request(node.app)
+        .get("/")
+        .then((response) => {
+          answered = true;
+          return response.status;
+        });
+      await delay(300);
+      expect(answered).toBe(false);
+      await holder.query("commit");
+      expect(await third).toBe(200);
+    } finally {
+      // Nothing to roll back once committed; after a failure, the row is let go.
+      await holder.query("rollback").catch(() => undefined);
+      holder.release();
+      await holderPool.end();
+    }
+    // From 3 of 5 on, every request waits for the shared count, and the limit holds exactly.
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await request(node.app).get("/")).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    const { rows } = await sql<{ hits: number }>`select hits from rate_limits where key like 'slow:%'`.execute(node.db);
+    expect(rows).toEqual([{ hits: 6 }]);
   });
 
   it("creates its table once even when several nodes start at the same moment", async () => {
