@@ -131,6 +131,7 @@ const app = createApp({
   dataVersion: web.dataVersion,
   sourceStatusRows: web.sourceStatusRows,
   importRunning: web.importRunning,
+  statusVersion: web.statusVersion,
   extract: extractPool.extract,
   logger: pino({ level: "silent" }),
   getRenderer: async () => renderer,

@@ -49,6 +49,8 @@ export interface AppDependencies {
   sourceStatusRows?: WebDatabase["sourceStatusRows"];
   /** Whether an import holds the lock now (WebDatabase); while one does, changed pages render in the background. */
   importRunning?: WebDatabase["importRunning"];
+  /** Where the status rows are queried: reuses a reading of them until it moves (WebDatabase). */
+  statusVersion?: WebDatabase["statusVersion"];
   /** Indicator extraction for bulk lookups, off the main thread in production. */
   extract: Extract;
   logger: Logger;
@@ -191,7 +193,17 @@ export function createApp(deps: AppDependencies): Express {
       rateLimit: { windowMs: env.RATE_LIMIT_WINDOW_MS, lookupMax: env.RATE_LIMIT_LOOKUP_MAX, store: limitStores?.("lookup") },
     }),
   );
-  api.use("/v1", createSourcesRouter({ db, now, config: deps.pipelineConfig, statusRows: deps.sourceStatusRows, compressionLevel: env.COMPRESSION_LEVEL }));
+  api.use(
+    "/v1",
+    createSourcesRouter({
+      db,
+      now,
+      config: deps.pipelineConfig,
+      statusRows: deps.sourceStatusRows,
+      statusVersion: deps.statusVersion,
+      compressionLevel: env.COMPRESSION_LEVEL,
+    }),
+  );
   api.use("/v1", suggestRoutes(db, homeCache));
   api.use("/v1", openApiRoutes());
   api.use(apiNotFound);

@@ -56,6 +56,7 @@ async function main(): Promise<void> {
           dataVersion: web.dataVersion,
           sourceStatusRows: web.sourceStatusRows,
           importRunning: web.importRunning,
+          statusVersion: web.statusVersion,
           extract: extractPool.extract,
           logger,
           pipelineConfig,
@@ -112,7 +113,17 @@ async function main(): Promise<void> {
 
 type SiteDependencies = Pick<
   AppDependencies,
-  "env" | "db" | "dataVersion" | "sourceStatusRows" | "importRunning" | "extract" | "logger" | "pipelineConfig" | "isShuttingDown" | "rateLimitStores"
+  | "env"
+  | "db"
+  | "dataVersion"
+  | "sourceStatusRows"
+  | "importRunning"
+  | "statusVersion"
+  | "extract"
+  | "logger"
+  | "pipelineConfig"
+  | "isShuttingDown"
+  | "rateLimitStores"
 >;
 
 /** Connections for the shared rate-limit counters: one short upsert per request each. */

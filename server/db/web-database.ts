@@ -23,5 +23,10 @@ export interface WebDatabase {
    * notifications (PostgreSQL).
    */
   importRunning: () => boolean;
+  /**
+   * Where the status rows are queried (PostgreSQL): moves whenever they may
+   * have changed, so that their last reading can be reused until it does.
+   */
+  statusVersion?: () => string;
   close(): Promise<void>;
 }

@@ -133,6 +133,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     dataVersion: web.dataVersion,
     sourceStatusRows: web.sourceStatusRows,
     importRunning: web.importRunning,
+    statusVersion: web.statusVersion,
     extract: extractPool.extract,
     logger: options.logger ?? pino({ level: "silent" }),
     getRenderer: async () => renderer,

@@ -34,6 +34,8 @@ export class PostgresDataVersion {
   #closed = false;
   #timer: NodeJS.Timeout | null = null;
   #importRunning = false;
+  /** Moves with every notification of the lock's holder, and whenever importRunning() changes. */
+  #importVersion = 0;
   #importCheck: NodeJS.Timeout | null = null;
 
   constructor(
@@ -46,8 +48,12 @@ export class PostgresDataVersion {
   async start(): Promise<void> {
     const client = new pg.Client({ connectionString: this.url, application_name: "threat-radar data version" });
     client.on("notification", (message) => {
-      if (message.channel === IMPORT_CHANNEL) this.#setImportRunning(message.payload === "started");
-      else this.#counter += 1;
+      if (message.channel === IMPORT_CHANNEL) {
+        this.#importVersion += 1;
+        this.#setImportRunning(message.payload !== "ended");
+      } else {
+        this.#counter += 1;
+      }
     });
     client.on("error", (error) => {
       this.logger?.warn({ err: error }, "the data-version connection failed; reconnecting");
@@ -65,6 +71,7 @@ export class PostgresDataVersion {
   }
 
   #setImportRunning(running: boolean): void {
+    if (running !== this.#importRunning) this.#importVersion += 1;
     this.#importRunning = running;
     if (running && !this.#importCheck) {
       this.#importCheck = setInterval(() => this.#checkImport(), this.importCheckMs);
@@ -115,6 +122,14 @@ export class PostgresDataVersion {
   /** Whether an import holds the lock, as last notified or checked. */
   importRunning(): boolean {
     return this.#importRunning;
+  }
+
+  /**
+   * Moves whenever the `sources` rows or the import lock's row may have
+   * changed: the data version, and the lock holder's notifications.
+   */
+  statusVersion(): string {
+    return `${this.#counter}.${this.#importVersion}`;
   }
 
   async close(): Promise<void> {

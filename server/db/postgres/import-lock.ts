@@ -7,7 +7,11 @@
 /** The advisory lock's key (within this database): any constant, as long as nothing else in the database uses it. */
 export const IMPORT_LOCK_KEY = 0x54524144;
 
-/** The channel the lock's holder notifies when it has taken the lock (payload `started`) and given it back (`ended`). */
+/**
+ * The channel the lock's holder notifies when it has taken the lock (payload
+ * `started`), named the source it imports (`source`) and given the lock back
+ * (`ended`).
+ */
 export const IMPORT_CHANNEL = "threat_radar_import";
 
 /**

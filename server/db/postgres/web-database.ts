@@ -44,6 +44,7 @@ export async function openPostgresWebDatabase(options: PostgresWebDatabaseOption
     db,
     dataVersion: () => version.current(),
     importRunning: () => version.importRunning(),
+    statusVersion: () => version.statusVersion(),
     async close() {
       await version.close();
       await db.destroy();

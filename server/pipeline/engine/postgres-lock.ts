@@ -47,6 +47,8 @@ export function acquirePostgresImportLock(db: Kysely<Database>, now: () => Date)
         resolve({
           async setSource(source) {
             await conn.updateTable("import_lock").set({ source, heartbeat_at: stamp() }).where("holder", "=", holder).execute();
+            // The web nodes cache the lock's row for /api/v1/sources until told it changed.
+            await sql`select pg_notify(${IMPORT_CHANNEL}, 'source')`.execute(conn);
           },
           async release() {
             release();

@@ -130,11 +130,18 @@ describe("a web node following the import lock on PostgreSQL", () => {
     const web = await webNode();
     expect(web.importRunning()).toBe(false);
     const before = web.current();
+    let status = web.statusVersion();
     const lock = await acquireImportLock(node());
     await expect.poll(() => web.importRunning()).toBe(true);
+    // The lock's row changed: a reading of it for /api/v1/sources is not reused.
+    expect(web.statusVersion()).not.toBe(status);
+    status = web.statusVersion();
     await lock.setSource("epss");
+    await expect.poll(() => web.statusVersion()).not.toBe(status);
+    status = web.statusVersion();
     await lock.release();
     await expect.poll(() => web.importRunning()).toBe(false);
+    expect(web.statusVersion()).not.toBe(status);
     // Taking the lock, naming the source and giving it back are not data: cached pages stay.
     expect(web.current()).toBe(before);
   });
@@ -151,8 +158,10 @@ describe("a web node following the import lock on PostgreSQL", () => {
     const web = await webNode();
     const holder = await holderProcess();
     await expect.poll(() => web.importRunning()).toBe(true);
+    const status = web.statusVersion();
     await holder.kill();
     await expect.poll(() => web.importRunning(), { timeout: 30_000, interval: 100 }).toBe(false);
+    expect(web.statusVersion()).not.toBe(status);
     // Its row remains (the next holder overwrites it); the node goes by the lock.
     expect(await node().selectFrom("import_lock").selectAll().execute()).toHaveLength(1);
   });

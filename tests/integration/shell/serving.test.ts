@@ -245,6 +245,18 @@ describe(`the page cache while an import runs (${testDatabaseKind()})`, () => {
     expect(first.text).toContain("Retitled after the import");
     expect(cache.stats()).toMatchObject({ misses: afterRelease.misses + 1, previous: afterRelease.previous });
   });
+  it("names the running import and its source in /api/v1/sources as soon as the app knows, and none once it ends", async () => {
+    const running = async () => (await request(t.app).get("/api/v1/sources").expect(200)).body.running as { source: string | null } | null;
+    expect(await running()).toBeNull();
+    const lock = await takeLock();
+    await lock.setSource("epss");
+    await vi.waitFor(async () => expect(await running()).toMatchObject({ source: "epss" }));
+    await lock.setSource("maltrail");
+    await vi.waitFor(async () => expect(await running()).toMatchObject({ source: "maltrail" }));
+    await releaseLock(lock);
+    expect(await running()).toBeNull();
+  });
+
   it("renders a first view before its answer once 4 renders are under way in the background", async () => {
     const pages = ["alpha", "bravo", "charlie", "delta", "echo"].map((word) => `/cve-radar?q=${word}`);
     for (const page of pages) await request(t.app).get(page).expect(200);
