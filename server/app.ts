@@ -1,10 +1,8 @@
 import express, { type Express } from "express";
-import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { ViteDevServer } from "vite";
 import type { BuildInfo } from "../shared/config/public-config";
 import { toPublicConfig, trustProxySetting, type Env } from "./config/env";
-import type { Database } from "./db/schema";
 import type { WebDatabase } from "./db/web-database";
 import type { PipelineConfig } from "./pipeline/config";
 import { cveRoutes } from "./api/cves";
@@ -13,7 +11,7 @@ import { openApiRoutes } from "./api/openapi";
 import { createSourcesRouter } from "./api/sources";
 import { suggestRoutes } from "./api/suggest";
 import { createCveService } from "./cve/service";
-import { createVersionedCache, type DataVersion } from "./db/versioned-cache";
+import { createVersionedCache } from "./db/versioned-cache";
 import { queryHomeOverview } from "./home/overview";
 import type { Extract } from "./ioc/extract-pool";
 import { createIocService } from "./ioc/service";
@@ -41,16 +39,12 @@ import { PageCache } from "./ssr/page-cache";
 
 export interface AppDependencies {
   env: Env;
-  /** Read access to the data: the read pool in production, a plain connection in some tests. */
-  db: Kysely<Database>;
-  /** Changes whenever the data does; every cache is keyed by it. */
-  dataVersion: DataVersion;
-  /** The sources' status rows without a query, where the database offers them (WebDatabase). */
-  sourceStatusRows?: WebDatabase["sourceStatusRows"];
-  /** Whether an import holds the lock now (WebDatabase); while one does, changed pages render in the background. */
-  importRunning?: WebDatabase["importRunning"];
-  /** Where the status rows are queried: reuses a reading of them until it moves (WebDatabase). */
-  statusVersion?: WebDatabase["statusVersion"];
+  /**
+   * What the data is read through (server/db/web-database.ts): the read pool,
+   * the data version every cache is keyed by, the sources' status rows and
+   * whether an import is running.
+   */
+  reads: Omit<WebDatabase, "close">;
   /** Indicator extraction for bulk lookups, off the main thread in production. */
   extract: Extract;
   logger: Logger;
@@ -83,9 +77,10 @@ const EVENT_LOOP_SLICE_MS = 10;
 
 /** Builds the Express application. It never listens: server/index.ts does, and tests use it directly. */
 export function createApp(deps: AppDependencies): Express {
-  const { env, logger, dataVersion } = deps;
-  const metrics = createMetrics({ db: deps.db, pagePatterns: deps.routePatterns, access: { token: env.METRICS_TOKEN, allow: env.METRICS_ALLOW } });
-  const db = deps.db.withPlugin(metrics.queryTimer);
+  const { env, logger, reads } = deps;
+  const { dataVersion } = reads;
+  const metrics = createMetrics({ db: reads.db, pagePatterns: deps.routePatterns, access: { token: env.METRICS_TOKEN, allow: env.METRICS_ALLOW } });
+  const db = reads.db.withPlugin(metrics.queryTimer);
   const publicConfig = toPublicConfig(env);
   const boot = { config: publicConfig, build: deps.build };
   const now = deps.now ?? (() => new Date());
@@ -110,7 +105,7 @@ export function createApp(deps: AppDependencies): Express {
     hour: now().toISOString().slice(0, 13),
   });
 
-  const responseCache = pageCache ? { store: pageCache, scope: cacheScope, importRunning: deps.importRunning } : undefined;
+  const responseCache = pageCache ? { store: pageCache, scope: cacheScope, importRunning: reads.importRunning } : undefined;
 
   const pages = pageHandler({
     getRenderer: deps.getRenderer,
@@ -199,8 +194,8 @@ export function createApp(deps: AppDependencies): Express {
       db,
       now,
       config: deps.pipelineConfig,
-      statusRows: deps.sourceStatusRows,
-      statusVersion: deps.statusVersion,
+      statusRows: reads.sourceStatusRows,
+      statusVersion: reads.statusVersion,
       compressionLevel: env.COMPRESSION_LEVEL,
     }),
   );

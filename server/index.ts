@@ -52,11 +52,7 @@ async function main(): Promise<void> {
     ? await createSiteApp(
         {
           env,
-          db: web.db,
-          dataVersion: web.dataVersion,
-          sourceStatusRows: web.sourceStatusRows,
-          importRunning: web.importRunning,
-          statusVersion: web.statusVersion,
+          reads: web,
           extract: extractPool.extract,
           logger,
           pipelineConfig,
@@ -111,20 +107,7 @@ async function main(): Promise<void> {
   process.on("SIGINT", () => shutdown("SIGINT"));
 }
 
-type SiteDependencies = Pick<
-  AppDependencies,
-  | "env"
-  | "db"
-  | "dataVersion"
-  | "sourceStatusRows"
-  | "importRunning"
-  | "statusVersion"
-  | "extract"
-  | "logger"
-  | "pipelineConfig"
-  | "isShuttingDown"
-  | "rateLimitStores"
->;
+type SiteDependencies = Pick<AppDependencies, "env" | "reads" | "extract" | "logger" | "pipelineConfig" | "isShuttingDown" | "rateLimitStores">;
 
 /** Connections for the shared rate-limit counters: one short upsert per request each. */
 const RATE_LIMIT_POOL_SIZE = 4;

@@ -129,11 +129,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
   const build = readBuildInfo(clientDir);
   const app = createApp({
     env,
-    db: web.db,
-    dataVersion: web.dataVersion,
-    sourceStatusRows: web.sourceStatusRows,
-    importRunning: web.importRunning,
-    statusVersion: web.statusVersion,
+    reads: web,
     extract: extractPool.extract,
     logger: options.logger ?? pino({ level: "silent" }),
     getRenderer: async () => renderer,

@@ -58,8 +58,7 @@ async function loggedApp(env: Record<string, string>, pages: readonly PageRoute[
   const app = createApp({
     env: loadEnv({ NODE_ENV: "test", ...env }),
     // A plain connection, which the tests close to make every loader fail.
-    db: database.db,
-    dataVersion: () => "errors-test",
+    reads: { db: database.db, dataVersion: () => "errors-test", importRunning: () => false },
     extract: async (text, limit) => extractIndicators(text, limit),
     logger: pino({ level: "error" }, sink),
     getRenderer: async () => renderer,
