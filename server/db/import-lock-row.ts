@@ -1,36 +1,8 @@
-import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import { procStatField } from "../runtime/proc-stat";
+import { isAlive, processStartedAt } from "../runtime/process-liveness";
 
 /** A lock whose holder stopped refreshing it for this long is considered abandoned. */
 export const LOCK_STALE_MS = 120_000;
-
-/**
- * Linux reports process start times in clock ticks of USER_HZ, which is 100
- * on every architecture Node runs on (it is not the kernel's HZ).
- */
-const CLOCK_TICKS_PER_SECOND = 100;
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** When process `pid` started (ms since the epoch, to the second), or null where /proc cannot say. */
-export function processStartedAt(pid: number): number | null {
-  try {
-    const ticks = procStatField(`/proc/${pid}/stat`, 22); // starttime
-    const boot = /^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"));
-    if (!boot || !Number.isFinite(ticks)) return null;
-    return (Number(boot[1]) + ticks / CLOCK_TICKS_PER_SECOND) * 1000;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Whether the SQLite `import_lock` row's holder is gone. A holder on this host

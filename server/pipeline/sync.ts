@@ -6,6 +6,7 @@ import { emptyCounts } from "./engine/importer";
 import { acquireImportLock } from "./engine/lock";
 import type { ImportStore } from "./engine/store";
 import { runImport, type ImportOutcome, type ImportProgress } from "./run";
+import { removeOrphanedDownloadDirs } from "./run/download-dir";
 import { getSource, type SourceDefinition } from "./source-catalogue";
 
 export interface SyncOptions {
@@ -67,6 +68,20 @@ export async function syncSource(name: string, options: SyncOptions): Promise<Im
 }
 
 /**
+ * Removes what killed runs left: staging (only the lock's holder stages, so
+ * any found now is a dead run's) and download folders whose process is gone.
+ * A failure to remove them is logged and the import goes on.
+ */
+async function removeLeftovers(options: SyncOptions): Promise<void> {
+  try {
+    const removed = [...(await options.store.removeStagingLeftovers()), ...(await removeOrphanedDownloadDirs())];
+    if (removed.length > 0) options.logger.info({ removed }, "removed what interrupted imports left");
+  } catch (error) {
+    options.logger.warn({ err: error }, "could not remove what interrupted imports left");
+  }
+}
+
+/**
  * Imports sources one after another under the import lock (one import at a
  * time, across processes: a second one fails at once with ImportBusyError,
  * which names the running one). What the CLI and the scheduler's import
@@ -76,6 +91,7 @@ export async function syncSources(names: readonly string[], options: SyncOptions
   const lock = await acquireImportLock(options.store.db, options.now);
   const outcomes: ImportOutcome[] = [];
   try {
+    await removeLeftovers(options);
     for (const name of names) {
       if (options.signal?.aborted) break;
       await lock.setSource(name);

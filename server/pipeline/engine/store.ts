@@ -1,6 +1,6 @@
 import SQLite from "better-sqlite3";
-import { mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { mkdirSync, readdirSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { Kysely, sql, SqliteDialect } from "kysely";
 import { dialectOf, type SqlDialect } from "../../db/dialect";
 import type { Database } from "../../db/schema";
@@ -17,6 +17,12 @@ export interface ImportStore {
   dialect: SqlDialect;
   /** A fresh staging area for one source's run. */
   openStaging(source: string): StagingArea;
+  /**
+   * Removes the staging a killed run left (a run that ends disposes of its
+   * own), returning what it removed. Only under the import lock, before a
+   * run opens its staging.
+   */
+  removeStagingLeftovers(): Promise<string[]>;
   /**
    * Whether a large merge is built into next-generation tables and switched
    * in (SQLite: keeps the WAL bounded) rather than done in one transaction.
@@ -56,6 +62,9 @@ export const IMPORT_CACHE_KIB = 32 * 1024;
 /** Pages freed per transaction when a file shrinks: 32 MB of 4 KiB pages moved at most, so the WAL stays small. */
 const RECLAIM_PAGES_PER_STEP = 8_192;
 
+/** A SQLite staging file is the database file's name, this, and the source's name. */
+const STAGING_SUFFIX = ".staging-";
+
 export function openSqliteImportStore(path: string): ImportStore {
   mkdirSync(dirname(path), { recursive: true });
   const sqlite = new SQLite(path);
@@ -67,7 +76,16 @@ export function openSqliteImportStore(path: string): ImportStore {
   return {
     db,
     dialect: dialectOf(db),
-    openStaging: (source) => openSqliteStaging(sqlite, `${path}.staging-${source}`),
+    openStaging: (source) => openSqliteStaging(sqlite, `${path}${STAGING_SUFFIX}${source}`),
+    async removeStagingLeftovers() {
+      const dir = dirname(path);
+      const prefix = `${basename(path)}${STAGING_SUFFIX}`;
+      const leftovers = readdirSync(dir)
+        .filter((name) => name.startsWith(prefix))
+        .map((name) => join(dir, name));
+      for (const file of leftovers) rmSync(file, { force: true });
+      return leftovers;
+    },
     rebuildsLargeMerges: true,
     async checkpoint() {
       await sql`pragma wal_checkpoint(passive)`.execute(db);
@@ -108,6 +126,12 @@ export function openPostgresImportStore(url: string): ImportStore {
     db,
     dialect: dialectOf(db),
     openStaging: () => openPostgresStaging(pool),
+    async removeStagingLeftovers() {
+      const { rowCount } = await pool.query("select 1 from pg_namespace where nspname = $1", [STAGING_SCHEMA]);
+      if (!rowCount) return [];
+      await pool.query(`drop schema "${STAGING_SCHEMA}" cascade`);
+      return [`schema ${STAGING_SCHEMA}`];
+    },
     rebuildsLargeMerges: false,
     async checkpoint() {},
     // Never asked: PostgreSQL merges in place, and its value search index is an index of the table.

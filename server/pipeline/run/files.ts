@@ -1,10 +1,10 @@
-import { mkdtemp, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { rm, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { Database, SourceFilesTable } from "../../db/schema";
 import { downloadToFile } from "../download";
+import { createDownloadDir } from "./download-dir";
 import type { RunProgress } from "./progress";
 import type { FileState } from "./records";
 import type { FeedFile } from "./types";
@@ -46,7 +46,7 @@ export class RunFiles {
 
   /** Downloads a URL, conditionally on the stored validators when asked: null means 304 Not Modified. */
   async download(location: string, conditional: boolean): Promise<FeedFile | null> {
-    this.tempDir ??= await mkdtemp(join(tmpdir(), `threat-radar-${this.source}-`));
+    this.tempDir ??= await createDownloadDir(this.source);
     const name = basename(new URL(location).pathname) || "download";
     const path = join(this.tempDir, `${this.downloads++}-${name}`);
     const progress = this.progress.state;

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { createReadStream, existsSync, statSync } from "node:fs";
+import { createReadStream, existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { setTimeout as delay } from "node:timers/promises";
@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSqliteDatabase } from "../../../server/db/connection";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import { syncSource } from "../../../server/pipeline/sync";
-import { createSqliteTestDatabase, recordingLogger, snapshot, type SqliteTestDatabase } from "../../helpers/feed-server";
+import { createSqliteTestDatabase, recordingLogger, snapshot, startFeedServer, type SqliteTestDatabase } from "../../helpers/feed-server";
 
 const projectRoot = resolve(import.meta.dirname, "../../..");
 const FULL_EPSS = snapshot("epss", "emba_epss_CVE_all_years_2026-08-16.csv.gz");
@@ -94,5 +94,51 @@ describe("an import killed half-way", () => {
     });
     expect(next).toMatchObject({ status: "ok", counts: { added: 360_142, rejected: 0 } });
     expect(await epssCount()).toBe(EARLY_ROWS + 360_142);
+  });
+});
+
+/** Runs `npm run sync`'s CLI on the test database; resolves to its exit code, or to the child itself to kill. */
+function syncCli(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, ["--import", "tsx", "server/cli/sync.ts", ...args, "--db", db.path], {
+    cwd: projectRoot,
+    env: { ...process.env, LOG_LEVEL: "silent", ...env },
+    stdio: "ignore",
+  });
+  const exited = new Promise<number | null>((done) => child.once("exit", (code) => done(code)));
+  return { child, exited };
+}
+
+describe("what a killed import leaves behind", () => {
+  it("is removed by the next import, of whatever source", async () => {
+    const feeds = await startFeedServer({ "/stamparm/maltrail/archive/refs/heads/master.tar.gz": snapshot("maltrail", "maltrail_trails_static.tar.gz") });
+    // A temporary directory of the test's own, so what it finds there is this test's doing.
+    const temp = join(db.dir, "tmp");
+    mkdirSync(temp);
+    const staging = `${db.path}.staging-maltrail`;
+    // tsx keeps its cache there too.
+    const downloadDirs = () => readdirSync(temp).filter((name) => name.startsWith("threat-radar-"));
+    try {
+      const run = syncCli(["--source", "maltrail"], { TMPDIR: temp, SOURCE_MALTRAIL_URL: feeds.url("/stamparm/maltrail/archive/refs/heads/master.tar.gz") });
+      let killed = false;
+      for (let waited = 0; waited < 120_000 && run.child.exitCode === null; waited += 25) {
+        if (existsSync(staging) && statSync(staging).size > 1024 * 1024) {
+          run.child.kill("SIGKILL");
+          killed = true;
+          break;
+        }
+        await delay(25);
+      }
+      await run.exited;
+      expect(killed, "maltrail's import finished before it could be killed").toBe(true);
+      expect(downloadDirs()).toEqual([expect.stringMatching(new RegExp(`^threat-radar-download-${run.child.pid}-maltrail-`))]);
+      expect(existsSync(staging)).toBe(true);
+
+      const next = syncCli(["--source", "cisa-kev"], { TMPDIR: temp, SOURCE_CISA_KEV_URL: snapshot("cisa-kev", "known_exploited_vulnerabilities.json") });
+      expect(await next.exited).toBe(0);
+      expect(downloadDirs()).toEqual([]);
+      expect(existsSync(staging)).toBe(false);
+    } finally {
+      await feeds.close();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type pg from "pg";
 import { openPostgresStaging } from "../../../server/pipeline/engine/postgres-staging";
+import { openPostgresImportStore } from "../../../server/pipeline/engine/store";
 import { createPostgresDatabase, startPostgresCluster, testPool, type PostgresCluster, type TestPostgresDatabase } from "../../helpers/postgres-cluster";
 
 let cluster: PostgresCluster;
@@ -55,5 +56,23 @@ describe("PostgreSQL staging (COPY)", () => {
     staging.row("numbers", ["not a number"]);
     await expect(staging.flush()).rejects.toThrow(/invalid input syntax/);
     await staging.dispose();
+  });
+
+  it("left by a killed run is dropped by the next run's sweep, and the sweep is quiet when there is none", async () => {
+    // A run that never reached dispose(): its tables stay, as after kill -9.
+    const killed = openPostgresStaging(pool);
+    await killed.create([{ name: "trails", columns: [["value", "text"]] }]);
+    killed.row("trails", ["evil.example"]);
+    await killed.flush();
+
+    const store = openPostgresImportStore(database.url);
+    try {
+      expect(await store.removeStagingLeftovers()).toEqual(["schema staging"]);
+      const { rowCount } = await pool.query("select 1 from pg_namespace where nspname = 'staging'");
+      expect(rowCount).toBe(0);
+      expect(await store.removeStagingLeftovers()).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -1,7 +1,8 @@
 import { spawnSync } from "node:child_process";
 import { hostname } from "node:os";
 import { describe, expect, it } from "vitest";
-import { LOCK_STALE_MS, lockAbandoned, processStartedAt } from "../../../server/db/import-lock-row";
+import { LOCK_STALE_MS, lockAbandoned } from "../../../server/db/import-lock-row";
+import { processStartedAt } from "../../../server/runtime/process-liveness";
 
 const NOW = Date.now();
 const iso = (ms: number) => new Date(ms).toISOString();
