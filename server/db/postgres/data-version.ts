@@ -1,9 +1,17 @@
 import pg from "pg";
 import type { Logger } from "pino";
+import { DATA_DOMAINS, sourceDomain, type DataDomain } from "../data-domains";
 import { IMPORT_CHANNEL, IMPORT_LOCK_HELD } from "./import-lock";
 
-/** The channel migration 0008's triggers notify on every committed write. */
+/**
+ * The channel every committed write notifies (migration 0010): payload
+ * `import` for an import's writes, empty for anyone else's, and `source
+ * <name>` for a write to a `sources` row (migration 0018).
+ */
 export const DATA_CHANNEL = "threat_radar_data";
+
+const SOURCE_PAYLOAD = /^source (.+)$/s;
+const IMPORT_PAYLOAD = "import";
 
 const RECONNECT_MS = 1_000;
 
@@ -27,9 +35,22 @@ const IMPORT_CHECK_MS = 10_000;
  * that `importRunning()` is free to ask too. When in doubt (no connection,
  * a check that failed) it says no: the page cache then renders a changed
  * page before its answer, which is slower but never older than the data.
+ *
+ * The version is kept per domain (server/db/data-domains.ts), as SQLite's
+ * is, from what the notifications say (migration 0018). While an import
+ * runs, its own writes move no version but through its source's `sources`
+ * row, written in the transaction that publishes its data (or records its
+ * failure), which moves that source's domain: EPSS's import leaves the IOC
+ * radar's cached pages alone. Anyone else's write during an import moves
+ * every domain when the import ends (or is found gone). With no import
+ * running, every commit moves every domain.
  */
 export class PostgresDataVersion {
+  /** Moves with every notification; the domains' versions are values it took. */
   #counter = 0;
+  readonly #versions: Record<DataDomain, number> = { cve: 0, ioc: 0 };
+  /** Someone other than the import wrote while it ran: every domain moves when it ends. */
+  #othersWrote = false;
   #client: pg.Client | null = null;
   #closed = false;
   #timer: NodeJS.Timeout | null = null;
@@ -52,7 +73,7 @@ export class PostgresDataVersion {
         this.#importVersion += 1;
         this.#setImportRunning(message.payload !== "ended");
       } else {
-        this.#counter += 1;
+        this.#dataChanged(message.payload ?? "");
       }
     });
     client.on("error", (error) => {
@@ -66,12 +87,31 @@ export class PostgresDataVersion {
     // After listening: a lock taken from here on is notified, one taken before is found held.
     const held = await client.query<{ held: boolean }>(`select ${IMPORT_LOCK_HELD} as held`);
     this.#client = client;
-    this.#counter += 1;
+    this.#moveAll();
     this.#setImportRunning(held.rows[0]?.held === true);
+  }
+
+  #dataChanged(payload: string): void {
+    this.#counter += 1;
+    if (!this.#importRunning) return this.#moveAll();
+    const source = SOURCE_PAYLOAD.exec(payload)?.[1];
+    if (source !== undefined) {
+      const domain = sourceDomain(source);
+      for (const moved of domain ? [domain] : DATA_DOMAINS) this.#versions[moved] = this.#counter;
+    } else if (payload !== IMPORT_PAYLOAD) {
+      this.#othersWrote = true;
+    }
+  }
+
+  #moveAll(): void {
+    this.#counter += 1;
+    for (const domain of DATA_DOMAINS) this.#versions[domain] = this.#counter;
   }
 
   #setImportRunning(running: boolean): void {
     if (running !== this.#importRunning) this.#importVersion += 1;
+    if (!running && this.#importRunning && this.#othersWrote) this.#moveAll();
+    if (!running) this.#othersWrote = false;
     this.#importRunning = running;
     if (running && !this.#importCheck) {
       this.#importCheck = setInterval(() => this.#checkImport(), this.importCheckMs);
@@ -97,7 +137,7 @@ export class PostgresDataVersion {
   #reconnect(client: pg.Client): void {
     if (this.#closed || this.#client !== client) return;
     this.#client = null;
-    this.#counter += 1;
+    this.#moveAll();
     this.#setImportRunning(false);
     client.end().catch(() => {});
     this.#scheduleStart();
@@ -109,14 +149,15 @@ export class PostgresDataVersion {
       this.#timer = null;
       this.start().catch((error: unknown) => {
         this.logger?.warn({ err: error }, "the data-version connection could not reopen; retrying");
-        this.#counter += 1;
+        this.#moveAll();
         this.#scheduleStart();
       });
     }, RECONNECT_MS);
   }
 
-  current(): string {
-    return String(this.#counter);
+  /** The version of one domain's data, or of all of it. */
+  current(domain?: DataDomain): string {
+    return domain ? String(this.#versions[domain]) : `${this.#versions.cve}.${this.#versions.ioc}`;
   }
 
   /** Whether an import holds the lock, as last notified or checked. */

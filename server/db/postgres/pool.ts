@@ -11,8 +11,16 @@ export interface PostgresPoolOptions {
   statementTimeoutMs?: number;
   /** Refuse writes on every connection (the web process's reads). */
   readOnly?: boolean;
+  /**
+   * Marks every connection as an import's, so its writes notify the web
+   * nodes as an import's (migration 0018, ./data-version.ts).
+   */
+  importer?: boolean;
   applicationName: string;
 }
+
+/** The setting migration 0018's trigger reads to tell an import's writes from anyone else's. */
+export const WRITER_SETTING = "threat_radar.writer";
 
 /**
  * Integer and numeric results as JS numbers, as better-sqlite3 returns them:
@@ -28,7 +36,9 @@ const types = {
 } as pg.CustomTypesConfig;
 
 export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
-  const settings = [options.readOnly ? "-c default_transaction_read_only=on" : ""].filter(Boolean).join(" ");
+  const settings = [options.readOnly ? "-c default_transaction_read_only=on" : "", options.importer ? `-c ${WRITER_SETTING}=import` : ""]
+    .filter(Boolean)
+    .join(" ");
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.size,

@@ -42,7 +42,7 @@ export async function openPostgresWebDatabase(options: PostgresWebDatabaseOption
   const db = postgresKysely(cancelOnClientLeave(pool, canceller));
   return {
     db,
-    dataVersion: () => version.current(),
+    dataVersion: (domain) => version.current(domain),
     importRunning: () => version.importRunning(),
     statusVersion: () => version.statusVersion(),
     async close() {

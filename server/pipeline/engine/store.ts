@@ -120,7 +120,7 @@ const IMPORT_POOL_SIZE = 3;
  * checkpoint between statements).
  */
 export function openPostgresImportStore(url: string): ImportStore {
-  const pool = createPostgresPool({ url, size: IMPORT_POOL_SIZE, applicationName: "threat-radar import" });
+  const pool = createPostgresPool({ url, size: IMPORT_POOL_SIZE, importer: true, applicationName: "threat-radar import" });
   const db = postgresKysely(pool);
   return {
     db,

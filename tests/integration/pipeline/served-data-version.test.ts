@@ -8,8 +8,8 @@ import { SqliteDataVersion } from "../../../server/db/sqlite/data-version";
 import { acquireImportLock, type ImportLock } from "../../../server/pipeline/engine/lock";
 import { openSqliteImportStore, type ImportStore } from "../../../server/pipeline/engine/store";
 
-// SQLite only (README: SQLite-only, by nature): PostgreSQL's version counts the notifications of
-// its data tables' triggers, which neither the advisory lock nor the staging schema fires.
+// SQLite's version. PostgreSQL's follows its triggers' notifications instead:
+// tests/integration/postgres/import-lock.test.ts.
 const dir = mkdtempSync(join(tmpdir(), "threat-radar-data-version-"));
 const path = join(dir, "version.sqlite");
 let store: ImportStore;

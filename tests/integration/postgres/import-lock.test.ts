@@ -7,6 +7,7 @@ import { migrateToLatest } from "../../../server/db/migrate";
 import { PostgresDataVersion } from "../../../server/db/postgres/data-version";
 import type { Database } from "../../../server/db/schema";
 import { acquireImportLock, currentImport, ImportBusyError } from "../../../server/pipeline/engine/lock";
+import { openPostgresImportStore } from "../../../server/pipeline/engine/store";
 import { PROJECT_ROOT } from "../../helpers/paths";
 import { createPostgresDatabase, startPostgresCluster, type PostgresCluster, type TestPostgresDatabase, testPool } from "../../helpers/postgres-cluster";
 
@@ -164,5 +165,60 @@ describe("a web node following the import lock on PostgreSQL", () => {
     expect(web.statusVersion()).not.toBe(status);
     // Its row remains (the next holder overwrites it); the node goes by the lock.
     expect(await node().selectFrom("import_lock").selectAll().execute()).toHaveLength(1);
+  });
+
+  it("keeps a version per radar: while an import runs, its writes move only its publishing source's radar", async () => {
+    const web = await webNode();
+    const store = openPostgresImportStore(database.url);
+    try {
+      const versions = () => ({ cve: web.current("cve"), ioc: web.current("ioc"), all: web.current() });
+      const before = versions();
+      const lock = await acquireImportLock(store.db);
+      await expect.poll(() => web.importRunning()).toBe(true);
+      // The import's own write, then its publish: data and `sources` row in one transaction, as a merge commits.
+      await store.db.insertInto("tags").values({ name: "staged by the import" }).execute();
+      await store.db.transaction().execute(async (trx) => {
+        await trx.insertInto("tags").values({ name: "published by epss" }).execute();
+        await trx.insertInto("sources").values({ name: "epss", status: "ok" }).execute();
+      });
+      await expect.poll(() => web.current("cve")).not.toBe(before.cve);
+      expect(web.current("ioc")).toBe(before.ioc);
+      expect(web.current()).not.toBe(before.all);
+
+      // A recorded failure moves its source's radar too (the home page shows feeds' status).
+      const afterEpss = versions();
+      await store.db.insertInto("sources").values({ name: "maltrail", status: "failed" }).execute();
+      await expect.poll(() => web.current("ioc")).not.toBe(afterEpss.ioc);
+      expect(web.current("cve")).toBe(afterEpss.cve);
+
+      // With only the import writing, its end moves nothing more.
+      const atEnd = versions();
+      await lock.release();
+      await expect.poll(() => web.importRunning()).toBe(false);
+      expect(versions()).toEqual(atEnd);
+
+      // With no import running, any commit moves both, the import pool's too.
+      await store.db.insertInto("tags").values({ name: "between imports" }).execute();
+      await expect.poll(() => web.current("cve")).not.toBe(atEnd.cve);
+      expect(web.current("ioc")).not.toBe(atEnd.ioc);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("moves every radar when an import ends after someone else wrote during it", async () => {
+    const web = await webNode();
+    const lock = await acquireImportLock(node());
+    await expect.poll(() => web.importRunning()).toBe(true);
+    const before = { cve: web.current("cve"), ioc: web.current("ioc") };
+    const status = web.statusVersion();
+    await node().insertInto("tags").values({ name: "tagged by hand during an import" }).execute();
+    // Seen by /api/v1/sources' reading at once, by the pages once the import ends.
+    await expect.poll(() => web.statusVersion()).not.toBe(status);
+    expect({ cve: web.current("cve"), ioc: web.current("ioc") }).toEqual(before);
+    await lock.release();
+    await expect.poll(() => web.importRunning()).toBe(false);
+    expect(web.current("cve")).not.toBe(before.cve);
+    expect(web.current("ioc")).not.toBe(before.ioc);
   });
 });
