@@ -20,7 +20,7 @@ export interface PostgresPoolOptions {
 }
 
 /** The setting migration 0018's trigger reads to tell an import's writes from anyone else's. */
-export const WRITER_SETTING = "threat_radar.writer";
+const WRITER_SETTING = "threat_radar.writer";
 
 /**
  * Integer and numeric results as JS numbers, as better-sqlite3 returns them:
