@@ -1,5 +1,5 @@
 import { hostname } from "node:os";
-import { isAlive, processStartedAt } from "../runtime/process-liveness";
+import { processGoneSince } from "../runtime/process-liveness";
 
 /** A lock whose holder stopped refreshing it for this long is considered abandoned. */
 export const LOCK_STALE_MS = 120_000;
@@ -17,11 +17,8 @@ export const LOCK_STALE_MS = 120_000;
 export function lockAbandoned(row: { holder: string; started_at: string; heartbeat_at: string }, now: number): boolean {
   const local = /^pid (\d+) on (.+)$/.exec(row.holder);
   if (local !== null && local[2] === hostname()) {
-    const pid = Number(local[1]);
-    if (!isAlive(pid)) return true;
-    const startedAt = processStartedAt(pid);
-    // The margin covers the boot time's rounding to the second and small steps of the clock.
-    if (startedAt !== null) return startedAt > Date.parse(row.started_at) + LOCK_STALE_MS;
+    const gone = processGoneSince(Number(local[1]), Date.parse(row.started_at), LOCK_STALE_MS);
+    if (gone !== null) return gone;
   }
   return now - Date.parse(row.heartbeat_at) > LOCK_STALE_MS;
 }

@@ -7,8 +7,8 @@ import { procStatField } from "./proc-stat";
  */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-/** Whether process `pid` exists on this host (one of another user counts: signalling it is merely not allowed). */
-export function isAlive(pid: number): boolean {
+/** Whether a process `pid` exists on this host (one of another user counts: signalling it is merely not allowed). */
+function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -27,4 +27,17 @@ export function processStartedAt(pid: number): number | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Whether the process that had `pid` at `since` (ms since the epoch) is gone:
+ * no process has the pid now, or the one that has it started more than
+ * `marginMs` after `since` (the pid was reused; the margin covers the start
+ * time's rounding and small steps of the clock). Null when a process has the
+ * pid and /proc cannot say when it started.
+ */
+export function processGoneSince(pid: number, since: number, marginMs: number): boolean | null {
+  if (!isAlive(pid)) return true;
+  const startedAt = processStartedAt(pid);
+  return startedAt === null ? null : startedAt > since + marginMs;
 }

@@ -92,8 +92,8 @@ export class PostgresDataVersion {
   }
 
   #dataChanged(payload: string): void {
-    this.#counter += 1;
     if (!this.#importRunning) return this.#moveAll();
+    this.#counter += 1;
     const source = SOURCE_PAYLOAD.exec(payload)?.[1];
     if (source !== undefined) {
       const domain = sourceDomain(source);

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { isAlive, processStartedAt } from "../../runtime/process-liveness";
+import { processGoneSince } from "../../runtime/process-liveness";
 
 /**
  * A run's download folder is named for its process, so a later import can
@@ -26,10 +26,7 @@ export function createDownloadDir(source: string, root: string = tmpdir()): Prom
  * folder last changed (the pid was reused; its creator was running then).
  */
 export function ownerGone(pid: number, changedAt: number): boolean {
-  if (pid === process.pid) return false;
-  if (!isAlive(pid)) return true;
-  const startedAt = processStartedAt(pid);
-  return startedAt !== null && startedAt > changedAt + START_TIME_MARGIN_MS;
+  return pid !== process.pid && processGoneSince(pid, changedAt, START_TIME_MARGIN_MS) === true;
 }
 
 /**
