@@ -41,12 +41,29 @@ describe("chart spec", () => {
     type Option = { legend: { type?: string }; grid: { left: number; right: number }; xAxis: { axisLabel: { hideOverlap: boolean } } };
     const wide = toEChartsOption(spec(3), "#000") as Option;
     const compact = toEChartsOption(spec(3), "#000", { compact: true }) as Option;
-    expect(wide.legend.type).toBeUndefined();
     expect(compact.legend.type).toBe("scroll");
     expect(compact.grid.left).toBeLessThan(wide.grid.left);
     expect(compact.xAxis.axisLabel.hideOverlap).toBe(true);
     const pie = toEChartsOption({ ...spec(3), kind: "pie" }, "#000", { compact: true }) as { legend: { type?: string } };
     expect(pie.legend.type).toBe("scroll");
+  });
+
+  it("keeps an axis chart's legend on the one line its plot leaves it, at every width; a wide pie's legend wraps above the pie", () => {
+    type Option = { legend: { type?: string; top: number; itemWidth: number }; grid: { top: number } };
+    for (const compact of [false, true]) {
+      const option = toEChartsOption(spec(3), "#000", { compact }) as Option;
+      expect(option.legend).toMatchObject({ type: "scroll", top: 0 });
+      // ECharts' default legend icon is 25 px wide: smaller ones let the eight indicator types fit on one line.
+      expect(option.legend.itemWidth).toBeLessThan(25);
+      expect(option.grid.top).toBeGreaterThanOrEqual(30);
+    }
+    const pie = toEChartsOption({ ...spec(3), kind: "pie" }, "#000") as { legend: { type?: string } };
+    expect(pie.legend.type).toBeUndefined();
+  });
+
+  it("leaves room right of the plot for the half of the last day's label that passes its bar", () => {
+    const option = toEChartsOption(spec(3), "#000") as { grid: { right: number } };
+    expect(option.grid.right).toBeGreaterThanOrEqual(("2024-01-03".length * 7) / 2);
   });
 
   it("draws series and pie slices in the design tokens' colours", () => {
@@ -83,6 +100,25 @@ describe("chart spec", () => {
     ) as Option;
     expect(option.yAxis).toMatchObject({ type: "category", inverse: true, axisLabel: { interval: 0, overflow: "truncate" } });
     expect(option.legend.show).toBe(false);
+  });
+
+  it("labels each horizontal bar with its value, separated by thousands, in a right margin wide enough for the longest", () => {
+    type Option = {
+      grid: { right: number };
+      xAxis: { axisLabel: { show: boolean }; splitLine: { show: boolean } };
+      series: Array<{ label: { show: boolean; position: string; formatter: (params: { value: unknown }) => string } }>;
+    };
+    const option = toEChartsOption(
+      { kind: "hbar", categoryLabel: "Family", categories: ["interlock-1", "meta"], series: [{ name: "Indicators", data: [101687, 31364] }] },
+      "#000",
+    ) as Option;
+    const [series] = option.series;
+    expect(series!.label).toMatchObject({ show: true, position: "right" });
+    expect([101687, 31364].map((value) => series!.label.formatter({ value }))).toEqual(["101,687", "31,364"]);
+    // ECharts' 12 px digits are under 7 px wide: "101,687" needs about 45 px beside its bar.
+    expect(option.grid.right).toBeGreaterThanOrEqual("101,687".length * 7);
+    // The labels say what the value axis would: it draws neither ticks' labels nor lines.
+    expect(option.xAxis).toMatchObject({ axisLabel: { show: false }, splitLine: { show: false } });
   });
 
   it("keeps records that name no vendor out of the vendor ranking and counts them apart", () => {
