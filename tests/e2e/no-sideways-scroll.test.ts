@@ -144,6 +144,39 @@ describe("list layouts", () => {
     }
   });
 
+  it.each([1024, 1440, 1920])("at %i px no table header, and no sighting but its reference, is split inside a word", async (width) => {
+    const s = await openSession(site.browser, { viewport: { width, height: 900 } });
+    try {
+      const split: string[] = [];
+      for (const route of routes) {
+        await gotoHydrated(s.page, `${site.server.url}${route}`);
+        const found = await s.page.evaluate(() => {
+          const problems: string[] = [];
+          const cells = document.querySelectorAll<HTMLElement>("main .data-table th, main .data-table--words td:not(.break)");
+          for (const cell of cells) {
+            if (cell.offsetParent === null) continue;
+            const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+              // Words between spaces and hyphens: a line may end after a hyphen, never inside a word.
+              for (const word of (node.textContent ?? "").matchAll(/[^\s-]+/g)) {
+                const range = document.createRange();
+                range.setStart(node, word.index);
+                range.setEnd(node, word.index + word[0].length);
+                const lines = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+                if (lines.size > 1) problems.push(`"${word[0]}" in ${cell.tagName.toLowerCase()} "${cell.textContent}"`);
+              }
+            }
+          }
+          return problems;
+        });
+        split.push(...found.map((problem) => `${route}: ${problem}`));
+      }
+      expect(split).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+
   it("desktop: one line per indicator, the value cut in the middle with its whole text kept for copying", async () => {
     const s = await openSession(site.browser, { viewport: { width: 1440, height: 900 } });
     try {

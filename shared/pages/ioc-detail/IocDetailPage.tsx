@@ -79,7 +79,7 @@ function Sightings({ detail }: { detail: IocDetailData }) {
     <section className="card" aria-labelledby="sightings-heading">
       <h2 id="sightings-heading">Sightings by source ({detail.sightings.length})</h2>
       <div className="table-scroll">
-        <table className="data-table data-table--cards" data-testid="sightings">
+        <table className="data-table data-table--cards data-table--words" data-testid="sightings">
           <thead>
             <tr>
               <th scope="col">Source</th>
@@ -107,8 +107,12 @@ function Sightings({ detail }: { detail: IocDetailData }) {
                   <span className="nowrap">{formatDay(s.lastSeen)}</span>
                   {/* This instance's own times, apart from the publisher's. */}
                   <span className="muted small block">
-                    listed here since {formatDay(s.listedSince)}
-                    {s.delistedAt ? `, no longer listed since ${formatDay(s.delistedAt)}` : ""}
+                    listed here since <span className="nowrap">{formatDay(s.listedSince)}</span>
+                    {s.delistedAt ? (
+                      <>
+                        , no longer listed since <span className="nowrap">{formatDay(s.delistedAt)}</span>
+                      </>
+                    ) : null}
                   </span>
                 </td>
                 <td data-label="Threat type">{s.threatType ?? "—"}</td>
