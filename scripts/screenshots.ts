@@ -22,6 +22,7 @@ const { values } = parseArgs({
 });
 const WIDTHS = { phone: 390, ...BREAKPOINTS };
 const THEMES = ["light", "dark"] as const;
+const CHART_ANIMATION_MS = 1_200;
 
 rmSync(values.out, { recursive: true, force: true });
 mkdirSync(values.out, { recursive: true });
@@ -42,10 +43,13 @@ try {
         await page.goto(`${server.url}${route}`, { waitUntil: "networkidle" });
         await page.locator('#root[data-hydration="hydrated"]').waitFor({ state: "attached" });
         // Charts draw once they come near the viewport: bring each into view and wait for its canvas.
-        for (const chart of await page.getByTestId("chart").all()) {
+        const charts = await page.getByTestId("chart").all();
+        for (const chart of charts) {
           await chart.scrollIntoViewIfNeeded();
           await chart.locator("canvas").waitFor();
         }
+        // A chart of few points animates its drawing (ECharts' default, 1 s): a shot before its end shows it half drawn.
+        if (charts.length > 0) await page.waitForTimeout(CHART_ANIMATION_MS);
         await page.evaluate(() => window.scrollTo(0, 0));
         const file = `${
           route === "/"
