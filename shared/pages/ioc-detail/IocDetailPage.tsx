@@ -32,7 +32,7 @@ function ScoreSection({ detail }: { detail: IocDetailData }) {
         </span>{" "}
         / 100
       </h2>
-      <table className="data-table">
+      <table className="data-table data-table--breakdown">
         <caption className="visually-hidden">Score breakdown</caption>
         <thead>
           <tr>
