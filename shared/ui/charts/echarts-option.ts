@@ -32,18 +32,19 @@ function itemStyle(color: string | undefined) {
 export function toEChartsOption(spec: ChartSpec, textColor: string, layout: ChartLayout = { compact: false }, tokenColor: TokenColor = noTokens) {
   const animation = shouldAnimate(spec);
   const { compact } = layout;
+  const legend = (entries: typeof LEGEND_ITEMS | typeof ONE_LINE_LEGEND) => ({ top: 0, textStyle: { color: textColor }, ...entries });
   const common = {
     animation,
     textStyle: { color: textColor },
     tooltip: { trigger: spec.kind === "pie" ? "item" : "axis" },
-    legend: { top: 0, textStyle: { color: textColor }, ...ONE_LINE_LEGEND },
+    legend: legend(ONE_LINE_LEGEND),
   };
   if (spec.kind === "pie") {
     const [series] = spec.series;
     return {
       ...common,
       // A pie's legend is the only key to its slices: on a wide page it wraps, and the pie sits below it.
-      legend: { top: 0, textStyle: { color: textColor }, ...(compact ? ONE_LINE_LEGEND : LEGEND_ITEMS) },
+      legend: legend(compact ? ONE_LINE_LEGEND : LEGEND_ITEMS),
       series: [
         {
           type: "pie",
