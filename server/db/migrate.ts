@@ -18,6 +18,7 @@ import * as m0015 from "./migrations/0015-cve-cwes-priority";
 import * as m0016 from "./migrations/0016-indicator-source-stats";
 import * as m0017 from "./migrations/0017-cve-stats-indexes";
 import * as m0018 from "./migrations/0018-sources-notify";
+import * as m0019 from "./migrations/0019-warninglist-matcher";
 
 /**
  * Migrations are listed here rather than discovered on disk so that they work
@@ -42,6 +43,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0016-indicator-source-stats": m0016,
   "0017-cve-stats-indexes": m0017,
   "0018-sources-notify": m0018,
+  "0019-warninglist-matcher": m0019,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

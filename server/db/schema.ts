@@ -339,6 +339,13 @@ export interface WarninglistEntriesTable {
   value: string;
 }
 
+/** The warninglist matcher packed by the warninglists' last import (at most one row; server/ioc/warninglist-snapshot.ts). */
+export interface WarninglistMatcherTable {
+  /** The packing's format: a row of another format is ignored and the matcher built from the entries. */
+  format: number;
+  data: Uint8Array;
+}
+
 export interface Database {
   sources: SourcesTable;
   source_files: SourceFilesTable;
@@ -367,6 +374,7 @@ export interface Database {
   family_aliases: FamilyAliasesTable;
   warninglists: WarninglistsTable;
   warninglist_entries: WarninglistEntriesTable;
+  warninglist_matcher: WarninglistMatcherTable;
 }
 
 export type { Generated };

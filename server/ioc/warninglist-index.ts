@@ -6,6 +6,33 @@
  * few megabytes, and a match still takes a binary search.
  */
 
+/*
+ * Each structure's state is plain data (strings, typed arrays, a Map): what
+ * `v8.serialize` writes and reads back as it was, so that an import can store
+ * the packed matcher and a web process load it without building it again
+ * (server/ioc/warninglist-snapshot.ts).
+ */
+
+export interface PackedStringsState {
+  text: string;
+  offsets: Uint32Array;
+}
+
+export interface KeyTableState {
+  keys: PackedStringsState;
+  lists: Uint16Array;
+  spellings: Map<number, string>;
+}
+
+export interface IntervalIndexState<T extends number | bigint> {
+  starts: ArrayLike<T>;
+  ends: ArrayLike<T>;
+  maxEnd: ArrayLike<T>;
+  lists: Uint16Array;
+  prefixes: Uint8Array;
+  entries: PackedStringsState;
+}
+
 /** The list an entry belongs to, its text, and how specific it is (larger wins). */
 export type EntryVisitor = (list: number, entry: string, specificity: number) => void;
 
@@ -15,6 +42,14 @@ export class PackedStrings {
     private readonly text: string,
     private readonly offsets: Uint32Array,
   ) {}
+
+  static fromState(state: PackedStringsState): PackedStrings {
+    return new PackedStrings(state.text, state.offsets);
+  }
+
+  get state(): PackedStringsState {
+    return { text: this.text, offsets: this.offsets };
+  }
 
   static from(values: readonly string[]): PackedStrings {
     const offsets = new Uint32Array(values.length + 1);
@@ -76,6 +111,14 @@ export class KeyTable {
     return new KeyTable(PackedStrings.from(items.map((item) => item.key)), toListIds(items.map((item) => item.list)), spellings);
   }
 
+  static fromState(state: KeyTableState): KeyTable {
+    return new KeyTable(PackedStrings.fromState(state.keys), state.lists, state.spellings);
+  }
+
+  get state(): KeyTableState {
+    return { keys: this.keys.state, lists: this.lists, spellings: new Map(this.spellings) };
+  }
+
   find(key: string, specificity: number, visit: EntryVisitor): void {
     let lo = 0;
     let hi = this.keys.length;
@@ -127,6 +170,14 @@ export class IntervalIndex<T extends number | bigint> {
       Uint8Array.from(items.map((item) => item.specificity)),
       PackedStrings.from(items.map((item) => item.entry)),
     );
+  }
+
+  static fromState<T extends number | bigint>(state: IntervalIndexState<T>): IntervalIndex<T> {
+    return new IntervalIndex(state.starts, state.ends, state.maxEnd, state.lists, state.prefixes, PackedStrings.fromState(state.entries));
+  }
+
+  get state(): IntervalIndexState<T> {
+    return { starts: this.starts, ends: this.ends, maxEnd: this.maxEnd, lists: this.lists, prefixes: this.prefixes, entries: this.entries.state };
   }
 
   /** Intervals containing [low, high] (a point when low === high). */

@@ -3,7 +3,7 @@ import { parseIpPort } from "../../shared/ioc/ip";
 import type { Indicator, IndicatorType, WarninglistType } from "../../shared/ioc/types";
 import type { WarninglistInput } from "../feeds/warninglists/parse";
 import { parseUrl } from "../../shared/ioc/url";
-import { IntervalIndex, KeyTable, type KeyedEntry, type RangeEntry } from "./warninglist-index";
+import { IntervalIndex, KeyTable, type IntervalIndexState, type KeyedEntry, type KeyTableState, type RangeEntry } from "./warninglist-index";
 
 /**
  * Matching of indicators against MISP warninglists (known-benign values and
@@ -197,7 +197,20 @@ function facetsOf(indicator: Indicator): Facets {
 export function buildWarninglistMatcher(lists: readonly WarninglistInput[]): WarninglistMatcher {
   const builder = createWarninglistMatcherBuilder();
   for (const list of lists) builder.addEntries(builder.addList(list), list.entries);
-  return builder.finish();
+  return warninglistMatcherFromState(builder.pack());
+}
+
+/** The packed matcher as plain data: what an import stores and a web process loads (server/ioc/warninglist-snapshot.ts). */
+export interface WarninglistMatcherState {
+  lists: Array<{ name: string; type: WarninglistType; applies: IndicatorType[] | null }>;
+  v4: IntervalIndexState<number>;
+  v6: IntervalIndexState<bigint>;
+  strings: KeyTableState;
+  hostnames: KeyTableState;
+  substrings: Hit[];
+  /** Patterns that compiled when packed; a RegExp is not data, so each is compiled again on load. */
+  regexes: Hit[];
+  skipped: SkippedEntry[];
 }
 
 export interface WarninglistMatcherBuilder {
@@ -205,33 +218,33 @@ export interface WarninglistMatcherBuilder {
   addList(list: Omit<WarninglistInput, "entries">): number;
   addEntries(list: number, entries: readonly string[]): void;
   /** Packs what was added; the builder is spent. */
-  finish(): WarninglistMatcher;
+  pack(): WarninglistMatcherState;
 }
 
 /** A matcher fed a chunk at a time, so that a caller can read the lists in pages (server/ioc/warninglists.ts). */
 export function createWarninglistMatcherBuilder(): WarninglistMatcherBuilder {
-  const infos: ListInfo[] = [];
+  const lists: WarninglistMatcherState["lists"] = [];
   const skipped: SkippedEntry[] = [];
-  // Gathered while the lists are read, then packed once by finish().
+  // Gathered while the lists are read, then packed once by pack().
   const v4Ranges: Array<RangeEntry<number>> = [];
   const v6Ranges: Array<RangeEntry<bigint>> = [];
   const stringEntries: KeyedEntry[] = [];
   const hostnameEntries: KeyedEntry[] = [];
   const substrings: Hit[] = [];
-  const regexes: Array<{ hit: Hit; regex: RegExp }> = [];
+  const regexes: Hit[] = [];
 
   const addList = (list: Omit<WarninglistInput, "entries">): number => {
     const attributes = list.matchingAttributes ?? [];
     const applies =
       attributes.length === 0
         ? null
-        : new Set((Object.keys(MISP_TYPES) as IndicatorType[]).filter((type) => MISP_TYPES[type].some((mispType) => attributes.includes(mispType))));
-    infos.push({ name: list.name, type: list.type, applies });
-    return infos.length - 1;
+        : (Object.keys(MISP_TYPES) as IndicatorType[]).filter((type) => MISP_TYPES[type].some((mispType) => attributes.includes(mispType)));
+    lists.push({ name: list.name, type: list.type, applies });
+    return lists.length - 1;
   };
 
   const addEntries = (index: number, entries: readonly string[]): void => {
-    const list = infos[index] as ListInfo;
+    const list = lists[index] as WarninglistMatcherState["lists"][number];
     for (const entry of entries) {
       if (entry.trim() === "") continue;
       switch (list.type) {
@@ -258,61 +271,82 @@ export function createWarninglistMatcherBuilder(): WarninglistMatcherBuilder {
         case "regex": {
           const regex = compileRegex(entry);
           if (typeof regex === "string") skipped.push({ list: list.name, entry, reason: regex });
-          else regexes.push({ hit: { list: index, entry, specificity: 0 }, regex });
+          else regexes.push({ list: index, entry, specificity: 0 });
           break;
         }
       }
     }
   };
 
-  const finish = (): WarninglistMatcher => {
-    const v4 = IntervalIndex.build(v4Ranges.splice(0), (values) => Uint32Array.from(values));
-    const v6 = IntervalIndex.build(v6Ranges.splice(0), (values) => values);
-    const strings = KeyTable.build(stringEntries.splice(0));
-    const hostnames = KeyTable.build(hostnameEntries.splice(0));
-    const appliesTo = (info: ListInfo, type: IndicatorType): boolean => info.applies === null || info.applies.has(type);
+  const pack = (): WarninglistMatcherState => ({
+    lists,
+    v4: IntervalIndex.build(v4Ranges.splice(0), (values) => Uint32Array.from(values)).state,
+    v6: IntervalIndex.build(v6Ranges.splice(0), (values) => values).state,
+    strings: KeyTable.build(stringEntries.splice(0)).state,
+    hostnames: KeyTable.build(hostnameEntries.splice(0)).state,
+    substrings,
+    regexes,
+    skipped,
+  });
 
-    function match(indicator: Indicator): WarninglistMatch[] {
-      const facets = facetsOf(indicator);
-      const hits: Hit[] = [];
-      const collect = (list: number, entry: string, specificity: number): void => {
-        hits.push({ list, entry, specificity });
-      };
-      if (facets.ip !== null) {
-        if (facets.ip.version === 4) v4.containing(facets.ip.value, facets.ip.value, collect);
-        else v6.containing(facets.ip.value, facets.ip.value, collect);
-      } else if (facets.range !== null) {
-        if (facets.range.version === 4) v4.containing(facets.range.start, facets.range.end, collect);
-        else v6.containing(facets.range.start, facets.range.end, collect);
-      }
-      const lower = facets.value.toLowerCase();
-      for (const key of facets.host === null || facets.host === lower ? [lower] : [lower, facets.host]) strings.find(key, 0, collect);
-      if (facets.host !== null) {
-        const labels = facets.host.split(".");
-        for (let i = 0; i < labels.length; i += 1) hostnames.find(labels.slice(i).join("."), labels.length - i, collect);
-      }
-      for (const hit of substrings) if (lower.includes(hit.entry.toLowerCase())) hits.push(hit);
-      for (const { hit, regex } of regexes) if (regex.test(facets.value)) hits.push(hit);
+  return { addList, addEntries, pack };
+}
 
-      const best = new Map<number, Hit>();
-      for (const hit of hits) {
-        const info = infos[hit.list];
-        if (info === undefined) continue;
-        const viaUrlIp = info.type === "cidr" && facets.ipFromUrl;
-        if (!viaUrlIp && !appliesTo(info, indicator.type)) continue;
-        const current = best.get(hit.list);
-        if (current === undefined || hit.specificity > current.specificity) best.set(hit.list, hit);
-      }
-      return [...best.values()]
-        .sort((a, b) => a.list - b.list)
-        .map((hit) => {
-          const info = infos[hit.list] as ListInfo;
-          return { list: info.name, type: info.type, entry: hit.entry };
-        });
+/** The matcher over packed lists: wraps the state's arrays as they are, so loading a stored one costs next to nothing. */
+export function warninglistMatcherFromState(state: WarninglistMatcherState): WarninglistMatcher {
+  const infos: ListInfo[] = state.lists.map((list) => ({ ...list, applies: list.applies === null ? null : new Set(list.applies) }));
+  const v4 = IntervalIndex.fromState(state.v4);
+  const v6 = IntervalIndex.fromState(state.v6);
+  const strings = KeyTable.fromState(state.strings);
+  const hostnames = KeyTable.fromState(state.hostnames);
+  const skipped = [...state.skipped];
+  const regexes: Array<{ hit: Hit; regex: RegExp }> = [];
+  for (const hit of state.regexes) {
+    const regex = compileRegex(hit.entry);
+    if (typeof regex === "string") skipped.push({ list: infos[hit.list]?.name ?? "", entry: hit.entry, reason: regex });
+    else regexes.push({ hit, regex });
+  }
+  const substrings = state.substrings;
+  const appliesTo = (info: ListInfo, type: IndicatorType): boolean => info.applies === null || info.applies.has(type);
+
+  function match(indicator: Indicator): WarninglistMatch[] {
+    const facets = facetsOf(indicator);
+    const hits: Hit[] = [];
+    const collect = (list: number, entry: string, specificity: number): void => {
+      hits.push({ list, entry, specificity });
+    };
+    if (facets.ip !== null) {
+      if (facets.ip.version === 4) v4.containing(facets.ip.value, facets.ip.value, collect);
+      else v6.containing(facets.ip.value, facets.ip.value, collect);
+    } else if (facets.range !== null) {
+      if (facets.range.version === 4) v4.containing(facets.range.start, facets.range.end, collect);
+      else v6.containing(facets.range.start, facets.range.end, collect);
     }
+    const lower = facets.value.toLowerCase();
+    for (const key of facets.host === null || facets.host === lower ? [lower] : [lower, facets.host]) strings.find(key, 0, collect);
+    if (facets.host !== null) {
+      const labels = facets.host.split(".");
+      for (let i = 0; i < labels.length; i += 1) hostnames.find(labels.slice(i).join("."), labels.length - i, collect);
+    }
+    for (const hit of substrings) if (lower.includes(hit.entry.toLowerCase())) hits.push(hit);
+    for (const { hit, regex } of regexes) if (regex.test(facets.value)) hits.push(hit);
 
-    return { match, skipped };
-  };
+    const best = new Map<number, Hit>();
+    for (const hit of hits) {
+      const info = infos[hit.list];
+      if (info === undefined) continue;
+      const viaUrlIp = info.type === "cidr" && facets.ipFromUrl;
+      if (!viaUrlIp && !appliesTo(info, indicator.type)) continue;
+      const current = best.get(hit.list);
+      if (current === undefined || hit.specificity > current.specificity) best.set(hit.list, hit);
+    }
+    return [...best.values()]
+      .sort((a, b) => a.list - b.list)
+      .map((hit) => {
+        const info = infos[hit.list] as ListInfo;
+        return { list: info.name, type: info.type, entry: hit.entry };
+      });
+  }
 
-  return { addList, addEntries, finish };
+  return { match, skipped };
 }

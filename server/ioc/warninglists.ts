@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { WarninglistType } from "../../shared/ioc/types";
-import { createWarninglistMatcherBuilder, type WarninglistMatcher } from "./warninglist-match";
+import { createWarninglistMatcherBuilder, warninglistMatcherFromState, type WarninglistMatcher, type WarninglistMatcherState } from "./warninglist-match";
+import { decodeWarninglistSnapshot, encodeWarninglistSnapshot, WARNINGLIST_SNAPSHOT_FORMAT } from "./warninglist-snapshot";
 import type { Database } from "../db/schema";
 
 const MATCHER_TYPES: ReadonlySet<string> = new Set<WarninglistType>(["cidr", "string", "hostname", "substring", "regex"]);
@@ -20,8 +21,8 @@ function parseJsonList(text: string): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
 }
 
-/** The MISP warninglists in the database as one matcher (a fraction of a second on the full set; cache it). */
-export async function loadWarninglistMatcher(db: Kysely<Database>): Promise<WarninglistMatcher> {
+/** The MISP warninglists' entries in the database, packed (a fraction of a second on the full set). */
+async function packWarninglists(db: Kysely<Database>): Promise<WarninglistMatcherState> {
   const lists = await db.selectFrom("warninglists").select(["name", "type", "matching_attributes"]).orderBy("name").execute();
   const builder = createWarninglistMatcherBuilder();
   for (const list of lists.filter((candidate) => MATCHER_TYPES.has(candidate.type))) {
@@ -42,5 +43,29 @@ export async function loadWarninglistMatcher(db: Kysely<Database>): Promise<Warn
       after = (rows[rows.length - 1] as { value: string }).value;
     }
   }
-  return builder.finish();
+  return builder.pack();
+}
+
+/** Packs the entries as they now stand and stores them: the warninglists' import calls it in the transaction that wrote them. */
+export async function saveWarninglistSnapshot(db: Kysely<Database>): Promise<void> {
+  const data = encodeWarninglistSnapshot(await packWarninglists(db));
+  await db.deleteFrom("warninglist_matcher").execute();
+  await db.insertInto("warninglist_matcher").values({ format: WARNINGLIST_SNAPSHOT_FORMAT, data }).execute();
+}
+
+/** Whether a snapshot this build can read is stored (one of another format is packed again). */
+export async function hasWarninglistSnapshot(db: Kysely<Database>): Promise<boolean> {
+  const row = await db.selectFrom("warninglist_matcher").select("format").where("format", "=", WARNINGLIST_SNAPSHOT_FORMAT).executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The MISP warninglists in the database as one matcher: the snapshot their
+ * import stored, or, without a usable one (a database migrated since their
+ * last import), built from the entries. Cache it.
+ */
+export async function loadWarninglistMatcher(db: Kysely<Database>): Promise<WarninglistMatcher> {
+  const row = await db.selectFrom("warninglist_matcher").select("data").where("format", "=", WARNINGLIST_SNAPSHOT_FORMAT).executeTakeFirst();
+  const stored = row === undefined ? null : decodeWarninglistSnapshot(row.data);
+  return warninglistMatcherFromState(stored ?? (await packWarninglists(db)));
 }

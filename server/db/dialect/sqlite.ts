@@ -70,6 +70,7 @@ export const sqliteDialect: SqlDialect = {
   identityColumn: "integer primary key",
   textType: "text",
   integerType: "integer",
+  blobType: "blob",
 
   jsonArrayRows: (json, alias) => sql`json_each(${json}) as ${sql.id(alias)}`,
 

@@ -81,6 +81,8 @@ export interface SqlDialect {
   readonly textType: string;
   /** The type of integer columns: 64 bits, as SQLite's are (sighting variants are 48-bit hashes). */
   readonly integerType: string;
+  /** The type of binary columns. */
+  readonly blobType: string;
   /** An integer key the database assigns: SQLite's rowid itself, PostgreSQL's identity column. */
   readonly identityColumn: string;
 

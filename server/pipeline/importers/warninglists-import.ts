@@ -5,6 +5,7 @@ import { chunk, type Importer } from "../engine/importer";
 import { changedRecords, classifyRecords, RECORDS_TABLE, saveRecordHashes, stageRecord, withdrawnKeys } from "../engine/keyed-records";
 import { countHashes } from "./cve-records-import";
 import { insertRows } from "./rows";
+import { hasWarninglistSnapshot, saveWarninglistSnapshot } from "../../ioc/warninglists";
 
 async function deleteLists(trx: Kysely<Database>, names: string[]): Promise<void> {
   await trx.deleteFrom("warninglist_entries").where("list_name", "in", names).execute();
@@ -15,7 +16,9 @@ async function deleteLists(trx: Kysely<Database>, names: string[]): Promise<void
  * MISP warninglists: one `warninglists` row per list and its entries in
  * `warninglist_entries`. A list is one record: an unchanged list is left
  * alone, a changed one has its entries replaced, and a list the publisher
- * dropped is removed (unless some list could not be read).
+ * dropped is removed (unless some list could not be read). The matcher the
+ * IOC pages use is packed again from what is then stored, in the same
+ * transaction, so that a web process loads it instead of building it.
  */
 export function warninglistImporter(): Importer<Warninglist> {
   return {
@@ -24,7 +27,9 @@ export function warninglistImporter(): Importer<Warninglist> {
     async merge(ctx) {
       await classifyRecords(ctx.store.db, ctx);
       await ctx.commit(async (trx) => {
+        let changed = false;
         for await (const lists of changedRecords<Warninglist>(trx, 8)) {
+          changed = true;
           await deleteLists(
             trx,
             lists.map((list) => list.name),
@@ -48,7 +53,11 @@ export function warninglistImporter(): Importer<Warninglist> {
             lists.flatMap((list) => [...new Set(list.entries)].map((value) => ({ list_name: list.name, value }))),
           );
         }
-        for (const names of chunk(await withdrawnKeys(trx, ctx), 500)) await deleteLists(trx, names);
+        for (const names of chunk(await withdrawnKeys(trx, ctx), 500)) {
+          changed = true;
+          await deleteLists(trx, names);
+        }
+        if (changed || !(await hasWarninglistSnapshot(trx))) await saveWarninglistSnapshot(trx);
         await saveRecordHashes(trx, ctx.source);
       });
     },

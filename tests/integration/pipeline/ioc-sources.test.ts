@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
 import type { ImportOutcome } from "../../../server/pipeline/run";
 import { syncSource } from "../../../server/pipeline/sync";
-import { buildWarninglistMatcher } from "../../../server/ioc/warninglist-match";
+import { buildWarninglistMatcher, createWarninglistMatcherBuilder } from "../../../server/ioc/warninglist-match";
 import { loadWarninglistMatcher } from "../../../server/ioc/warninglists";
+import { encodeWarninglistSnapshot, WARNINGLIST_SNAPSHOT_FORMAT } from "../../../server/ioc/warninglist-snapshot";
 import { loadWarninglists } from "../../../server/feeds/warninglists/parse";
 import { normalizeIndicator } from "../../../shared/ioc/normalize";
 import { createTestDatabase, recordingLogger, snapshot, snapshotDir, type TestDatabase } from "../../helpers/feed-server";
@@ -86,20 +87,43 @@ describe("MISP warninglists", () => {
     expect(JSON.parse(dns.matching_attributes)).toContain("ip-dst");
   });
 
-  it("answers which lists hold 8.8.8.8, by entry and through the matcher built from the stored lists", async () => {
+  it("answers which lists hold 8.8.8.8, by entry, through the matcher the import packed and through one built from the entries", async () => {
     const exact = await db.db.selectFrom("warninglist_entries").select("list_name").where("value", "=", "8.8.8.8").execute();
     expect(exact.map((row) => row.list_name)).toEqual(["public-dns-v4"]);
 
-    let turns = 0;
-    const counting = setInterval(() => (turns += 1), 0);
-    const stored = await loadWarninglistMatcher(db.db).finally(() => clearInterval(counting));
-    // Read in pages, one query each: the event loop turned (timers fired) while it was built.
-    expect(turns).toBeGreaterThan(0);
+    const [packed, ...more] = await db.db.selectFrom("warninglist_matcher").select(["format", "data"]).execute();
+    expect(more).toEqual([]);
+    expect(packed?.format).toBe(WARNINGLIST_SNAPSHOT_FORMAT);
+    const stored = await loadWarninglistMatcher(db.db);
     expect(stored.match(normalizeIndicator("8.8.8.8")!)).toContainEqual({ list: "public-dns-v4", type: "cidr", entry: "8.8.8.8" });
 
-    // The same answers as the matcher built straight from the publisher's files.
+    // Without the packed matcher (a database migrated since the warninglists' last import), or with one
+    // this build cannot read, it is built from the entries, read in pages: the event loop turned meanwhile.
+    await db.db.deleteFrom("warninglist_matcher").execute();
+    let turns = 0;
+    const counting = setInterval(() => (turns += 1), 0);
+    const built = await loadWarninglistMatcher(db.db).finally(() => clearInterval(counting));
+    expect(turns).toBeGreaterThan(0);
+    await db.db
+      .insertInto("warninglist_matcher")
+      .values({ format: WARNINGLIST_SNAPSHOT_FORMAT, data: Buffer.from("not a snapshot") })
+      .execute();
+    const besideDamaged = await loadWarninglistMatcher(db.db);
+    await db.db.deleteFrom("warninglist_matcher").execute();
+    // A readable packed matcher is what is loaded, whatever the entries say.
+    const other = createWarninglistMatcherBuilder();
+    other.addEntries(other.addList({ name: "only-this", type: "string" }), ["8.8.8.8"]);
+    await db.db
+      .insertInto("warninglist_matcher")
+      .values({ format: WARNINGLIST_SNAPSHOT_FORMAT, data: encodeWarninglistSnapshot(other.pack()) })
+      .execute();
+    expect((await loadWarninglistMatcher(db.db)).match(normalizeIndicator("8.8.8.8")!)).toEqual([{ list: "only-this", type: "string", entry: "8.8.8.8" }]);
+    await db.db.deleteFrom("warninglist_matcher").execute();
+    await db.db.insertInto("warninglist_matcher").values(packed!).execute();
+
+    // The same answers, and the same as the matcher built straight from the publisher's files.
     const fromFiles = buildWarninglistMatcher((await loadWarninglists(snapshot("misp-warninglists", "lists"))).lists);
-    expect(stored.skipped).toEqual(fromFiles.skipped);
+    for (const matcher of [stored, built, besideDamaged]) expect(matcher.skipped).toEqual(fromFiles.skipped);
     for (const raw of [
       "8.8.8.8",
       "1.1.1.1",
@@ -116,7 +140,10 @@ describe("MISP warninglists", () => {
       "evil.example.net",
     ]) {
       const value = normalizeIndicator(raw)!;
-      expect(stored.match(value), raw).toEqual(fromFiles.match(value));
+      const expected = fromFiles.match(value);
+      expect(stored.match(value), raw).toEqual(expected);
+      expect(built.match(value), raw).toEqual(expected);
+      expect(besideDamaged.match(value), raw).toEqual(expected);
     }
   });
 
@@ -137,10 +164,19 @@ describe("MISP warninglists", () => {
     expect(left.map((row) => row.name)).toEqual(["multicast", "rfc1918"]);
     const entries = await db.db.selectFrom("warninglist_entries").select("list_name").distinct().orderBy("list_name").execute();
     expect(entries.map((row) => row.list_name)).toEqual(["multicast", "rfc1918"]);
+    // The packed matcher went with them.
+    const ofTwo = await loadWarninglistMatcher(db.db);
+    expect(ofTwo.match(normalizeIndicator("8.8.8.8")!)).toEqual([]);
+    expect(ofTwo.match(normalizeIndicator("10.1.2.3")!)).toEqual([{ list: "rfc1918", type: "cidr", entry: "10.0.0.0/8" }]);
 
     const restored = await sync("misp-warninglists");
     expect(restored.counts).toEqual({ added: 39, updated: 0, unchanged: 2, rejected: 0, removed: 0 });
     expect(await count("warninglist_entries")).toBe(269_049);
+    expect((await loadWarninglistMatcher(db.db)).match(normalizeIndicator("8.8.8.8")!)).toContainEqual({
+      list: "public-dns-v4",
+      type: "cidr",
+      entry: "8.8.8.8",
+    });
   });
 });
 

@@ -1,7 +1,15 @@
+import { serialize } from "node:v8";
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadWarninglists } from "../../../server/feeds/warninglists/parse";
+import { loadWarninglists, type WarninglistInput } from "../../../server/feeds/warninglists/parse";
 import { normalizeIndicator, type Indicator } from "../../../shared/ioc/normalize";
-import { buildWarninglistMatcher, type WarninglistMatcher } from "../../../server/ioc/warninglist-match";
+import {
+  buildWarninglistMatcher,
+  createWarninglistMatcherBuilder,
+  warninglistMatcherFromState,
+  type WarninglistMatcher,
+  type WarninglistMatcherState,
+} from "../../../server/ioc/warninglist-match";
+import { decodeWarninglistSnapshot, encodeWarninglistSnapshot } from "../../../server/ioc/warninglist-snapshot";
 import { snapshot } from "../feeds/paths";
 
 function indicator(raw: string): Indicator {
@@ -108,5 +116,64 @@ describe("warninglist matcher (real MISP warninglists)", () => {
 
   it("flags empty-file hashes", () => {
     expect(listsOf("d41d8cd98f00b204e9800998ecf8427e")).toContain("empty-hashes");
+  });
+});
+
+describe("warninglist matcher stored packed", () => {
+  const handMade: WarninglistInput[] = [
+    { name: "private", type: "cidr", entries: ["10.0.0.0/8", "FE80::/10", "not-a-range"] },
+    { name: "top", type: "string", entries: ["Example.com"], matchingAttributes: ["domain"] },
+    { name: "hosting", type: "hostname", entries: [".pages.dev"] },
+    { name: "words", type: "substring", entries: ["sinkhole"] },
+    { name: "patterns", type: "regex", entries: ["/\\.local\\//i", "[unclosed"] },
+  ];
+
+  function packed(lists: readonly WarninglistInput[]): WarninglistMatcherState {
+    const builder = createWarninglistMatcherBuilder();
+    for (const list of lists) builder.addEntries(builder.addList(list), list.entries);
+    return builder.pack();
+  }
+
+  it("reads back what it wrote, typed arrays as typed arrays, and answers as the matcher it was packed from", () => {
+    const decoded = decodeWarninglistSnapshot(encodeWarninglistSnapshot(packed(handMade)));
+    expect(decoded).not.toBeNull();
+    expect(decoded!.v4.starts).toBeInstanceOf(Uint32Array);
+    expect(decoded!.strings.keys.offsets).toBeInstanceOf(Uint32Array);
+    const fromStored = warninglistMatcherFromState(decoded!);
+    const direct = buildWarninglistMatcher(handMade);
+    expect(fromStored.skipped).toEqual(direct.skipped);
+    expect(fromStored.skipped.map((s) => s.entry)).toEqual(["not-a-range", "[unclosed"]);
+    for (const raw of [
+      "10.9.8.7",
+      "fe80::1",
+      "example.com",
+      "https://example.com/",
+      "a.pages.dev",
+      "sinkhole.example.net",
+      "http://printer.office.local/x",
+      "11.0.0.1",
+    ]) {
+      expect(fromStored.match(indicator(raw)), raw).toEqual(direct.match(indicator(raw)));
+    }
+    expect(fromStored.match(indicator("fe80::1"))).toEqual([{ list: "private", type: "cidr", entry: "FE80::/10" }]);
+    expect(fromStored.match(indicator("http://printer.office.local/x")).map((m) => m.list)).toEqual(["patterns"]);
+  });
+
+  it("packs the real lists into a few megabytes that answer as the matcher built from them", async () => {
+    const { lists } = await loadWarninglists(snapshot("misp-warninglists", "lists"));
+    const data = encodeWarninglistSnapshot(packed(lists));
+    expect(data.byteLength).toBeLessThan(16 * 1024 * 1024);
+    const fromStored = warninglistMatcherFromState(decodeWarninglistSnapshot(data)!);
+    const direct = buildWarninglistMatcher(lists);
+    for (const raw of ["8.8.8.8", "2001:4860:4860::8888", "10.1.2.3", "google.com", "www.google.com", "d41d8cd98f00b204e9800998ecf8427e", "evil.example.net"]) {
+      expect(fromStored.match(indicator(raw)), raw).toEqual(direct.match(indicator(raw)));
+    }
+  });
+
+  it("refuses bytes that are not a snapshot, or a value of another shape", () => {
+    expect(decodeWarninglistSnapshot(Buffer.from("not a snapshot"))).toBeNull();
+    expect(decodeWarninglistSnapshot(serialize({ lists: [] }))).toBeNull();
+    const state = packed(handMade);
+    expect(decodeWarninglistSnapshot(serialize({ ...state, v4: { ...state.v4, lists: [...state.v4.lists] } }))).toBeNull();
   });
 });
