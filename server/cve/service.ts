@@ -36,9 +36,9 @@ export function createCveService(db: Kysely<Database>, dataVersion: DataVersion,
   const scanFor = async (params: CveListParams, pageEnd: number) => {
     const [matches, universe] = await Promise.all([count(params), count({ state: params.state })]);
     // The probe's answer holds for the data version, like the counts it complements.
-    const hitsWithin = (cap: number) =>
-      cached(`walk-hits|${cveListSearch({ ...params, page: undefined, per_page: undefined })}|${cap}`, () => countWalkHits(db, params, cap));
-    return chooseScanProbed({ matches, universe, pageEnd, probing: narrowsByRelatedRowsOnly(params) }, hitsWithin);
+    const hitsWithin = (cap: number, enough: number) =>
+      cached(`walk-hits|${cveListSearch({ ...params, page: undefined, per_page: undefined })}|${cap}|${enough}`, () => countWalkHits(db, params, cap, enough));
+    return chooseScanProbed({ matches, universe, pageEnd, probing: narrowsByRelatedRowsOnly(params) }, hitsWithin, { checkWalk: true });
   };
   return {
     async list(params) {

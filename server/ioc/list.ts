@@ -225,8 +225,8 @@ export async function queryIndicatorRows(
 /**
  * How many of the first `cap` indicators of the walk's universe (`universe`:
  * every indicator, or a "seen within" window), in the list's sort order,
- * match the filter: the probe of server/db/scan.ts's chooseScanProbed. At
- * most `cap` index steps, whatever the filter.
+ * match the filter, up to `enough`: the probe of server/db/scan.ts's
+ * chooseScanProbed. At most `cap` index steps, whatever the filter.
  */
 export async function countWalkHits(
   db: Kysely<Database>,
@@ -235,13 +235,14 @@ export async function countWalkHits(
   now: Date,
   context: FilterContext,
   cap: number,
+  enough: number,
 ): Promise<number> {
   const { sort, dir } = sortOf(params);
   const along = ORDERINGS[sort].column;
   const front = orderedIndicators(db, { ...universe, sort, dir }, now, context, "walk")
     .select((eb) => sql<SqlBool>`${iocFilter(eb, params, now, context, along)}`.as("hit"))
     .limit(cap);
-  return countFrontHits(db, front);
+  return countFrontHits(db, front, enough);
 }
 
 export async function countIndicators(db: Kysely<Database>, params: IocListParams, now: Date, context: FilterContext): Promise<number> {

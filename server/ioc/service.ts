@@ -190,9 +190,9 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
     if (gathersByDesign(params, context)) return "gather";
     const [matches, universe] = await Promise.all([count(params, now, context), count(walkUniverseView(params), now, context)]);
     const pageEnd = (params.page ?? 1) * (params.per_page ?? IOC_PAGE_SIZE_DEFAULT);
-    const hitsWithin = (cap: number) =>
-      cached(`walk-hits|${filterKey(params, now)}|${params.sort ?? ""}|${params.dir ?? ""}|${cap}`, () =>
-        countWalkHits(db, params, walkUniverseView(params), now, context, cap),
+    const hitsWithin = (cap: number, enough: number) =>
+      cached(`walk-hits|${filterKey(params, now)}|${params.sort ?? ""}|${params.dir ?? ""}|${cap}|${enough}`, () =>
+        countWalkHits(db, params, walkUniverseView(params), now, context, cap, enough),
       );
     return chooseScanProbed({ matches, universe, pageEnd }, hitsWithin);
   };

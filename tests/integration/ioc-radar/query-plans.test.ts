@@ -175,7 +175,8 @@ describe("IOC list: the walk probe (server/db/scan.ts) reads only the front of a
     const { params } = parseQuery(iocListParamsSchema, new URLSearchParams(query));
     const context = await service.filterContext(params);
     recording.take();
-    await countWalkHits(db, params, walkUniverseView(params), now, context, 16 * (params.page ?? 1) * 25);
+    const pageEnd = (params.page ?? 1) * 25;
+    await countWalkHits(db, params, walkUniverseView(params), now, context, 16 * pageEnd, pageEnd);
     const [probe, ...rest] = recording.take();
     expect(rest).toEqual([]);
     expectIndexOrder(await explainQueryPlan(db, probe!));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chooseScan, chooseScanProbed, walkProbeCap } from "../../../server/db/scan";
+import { chooseScan, chooseScanProbed, walkCheckCap, walkProbeCap } from "../../../server/db/scan";
 
 describe("chooseScan", () => {
   const universe = 300_000;
@@ -29,24 +29,52 @@ describe("chooseScanProbed", () => {
   const sparse = { matches: 2_581, universe: 361_109, pageEnd: 25 };
 
   it("walks a sparse filter whose page fills within the probe's first rows of the sort order", async () => {
-    const asked: number[] = [];
-    const scan = await chooseScanProbed(sparse, async (cap) => {
-      asked.push(cap);
-      return 65;
+    const asked: Array<[number, number]> = [];
+    const scan = await chooseScanProbed(sparse, async (cap, enough) => {
+      asked.push([cap, enough]);
+      return enough;
     });
     expect(scan).toBe("walk");
-    expect(asked).toEqual([walkProbeCap(sparse)]);
+    expect(asked).toEqual([[walkProbeCap(sparse), 25]]);
   });
 
   it("gathers when the probe's rows hold fewer matches than the page", async () => {
     expect(await chooseScanProbed(sparse, async () => 24)).toBe("gather");
   });
 
-  it("does not probe when the counts already say walk, or when the probe would walk as far as gathering reads", async () => {
+  // Critical CVEs by ascending priority on the full import: dense enough to walk, but at the far end of the order.
+  const trailing = { matches: 4_950, universe: 361_109, pageEnd: 25 };
+
+  it("checks a walk the counts chose as far as gathering would read, and gathers when the page does not fill there", async () => {
+    expect(chooseScan(trailing)).toBe("walk");
+    const asked: Array<[number, number]> = [];
+    const scan = await chooseScanProbed(
+      trailing,
+      async (cap, enough) => {
+        asked.push([cap, enough]);
+        return 0;
+      },
+      { checkWalk: true },
+    );
+    expect(scan).toBe("gather");
+    expect(asked).toEqual([[9_900, 25]]);
+    expect(await chooseScanProbed(trailing, async (_cap, enough) => enough, { checkWalk: true })).toBe("walk");
+    // Unchecked (the IOC list), the counts' choice stands.
+    expect(await chooseScanProbed(trailing, async () => 0)).toBe("walk");
+  });
+
+  it("lets a walk whose step only probes a related table go eight times as far", () => {
+    expect(walkCheckCap({ matches: 15_371, universe: 361_109, pageEnd: 500, probing: true })).toBe(245_936);
+    expect(walkCheckCap({ matches: 15_371, universe: 361_109, pageEnd: 500 })).toBe(30_742);
+  });
+
+  it("does not probe where walking the whole order costs no more than gathering, or the probe would walk as far as gathering reads", async () => {
     const never = async (): Promise<number> => {
       throw new Error("probed");
     };
-    expect(await chooseScanProbed({ matches: 300_000, universe: 300_000, pageEnd: 25 }, never)).toBe("walk");
+    expect(await chooseScanProbed({ matches: 300_000, universe: 300_000, pageEnd: 25 }, never, { checkWalk: true })).toBe("walk");
+    // 310,477 of 361,109 CVEs without a severity: twice the matches is more than the whole order.
+    expect(walkCheckCap({ matches: 310_477, universe: 361_109, pageEnd: 25 })).toBeNull();
     expect(walkProbeCap({ matches: 300, universe: 361_109, pageEnd: 25 })).toBeNull();
     expect(await chooseScanProbed({ matches: 300, universe: 361_109, pageEnd: 25 }, never)).toBe("gather");
   });
