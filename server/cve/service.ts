@@ -38,7 +38,7 @@ export function createCveService(db: Kysely<Database>, dataVersion: DataVersion,
     // The probe's answer holds for the data version, like the counts it complements.
     const hitsWithin = (cap: number, enough: number) =>
       cached(`walk-hits|${cveListSearch({ ...params, page: undefined, per_page: undefined })}|${cap}|${enough}`, () => countWalkHits(db, params, cap, enough));
-    return chooseScanProbed({ matches, universe, pageEnd, probing: narrowsByRelatedRowsOnly(params) }, hitsWithin, { checkWalk: true });
+    return chooseScanProbed({ matches, universe, pageEnd, probing: narrowsByRelatedRowsOnly(params) }, hitsWithin);
   };
   return {
     async list(params) {

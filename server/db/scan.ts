@@ -16,8 +16,9 @@ export interface ScanInput {
   pageEnd: number;
   /**
    * Whether a walk's step is an index probe into another table (the filter
-   * narrows by related rows only: a CVE's CWEs or affected products) rather
-   * than a read of the row itself.
+   * narrows by related rows only: a CVE's CWEs or affected products), or
+   * reads the filter from the walked index itself (an indicator type, by
+   * value), rather than a read of the row.
    */
   probing?: boolean;
 }
@@ -58,8 +59,7 @@ const PROBE_PAGES = 16;
  * How far a walk the counts chose may go before gathering is cheaper, or
  * null when even the whole sort order is: about two index steps per match
  * (gathering the 43,902 high and medium CVEs took as long as walking 90,000
- * rows on the full import), eight times more where a step only probes a
- * related table. Density assumes the matches are spread evenly along the
+ * rows on the full import), eight times more where a step reads no row. Density assumes the matches are spread evenly along the
  * sort order, and sometimes they sit at its far end: the 4,950 critical CVEs
  * by ascending priority came after 356,000 others (310–340 ms, and a 503
  * when the machine was busy), where gathering them takes a few.
@@ -76,19 +76,11 @@ const WALK_STEPS_PER_MATCH = 2;
  * matters: `hitsWithin(cap, enough)` counts the matches among the first
  * `cap` rows a walk steps over, stopping at `enough`. Walk when the page's
  * last row lies within them: a sparse filter whose matches lead the order
- * walks after all, and with `checkWalk`, a dense one whose matches trail it
- * gathers. The CVE list checks its walks. The IOC list keeps the counts'
- * choice: checked the same way on the full import, its first views of dense
- * filters spent 46–265 ms in the probe, and `type=url` by value, whose walk
- * steps are cheaper than two per match, went from 60 to 200 ms.
+ * walks after all, and a dense one whose matches trail it gathers.
  */
-export async function chooseScanProbed(
-  input: ScanInput,
-  hitsWithin: (cap: number, enough: number) => Promise<number>,
-  { checkWalk = false }: { checkWalk?: boolean } = {},
-): Promise<Scan> {
+export async function chooseScanProbed(input: ScanInput, hitsWithin: (cap: number, enough: number) => Promise<number>): Promise<Scan> {
   const scan = chooseScan(input);
-  const cap = scan === "gather" ? walkProbeCap(input) : checkWalk ? walkCheckCap(input) : null;
+  const cap = scan === "gather" ? walkProbeCap(input) : walkCheckCap(input);
   if (cap === null) return scan;
   return (await hitsWithin(cap, input.pageEnd)) >= input.pageEnd ? "walk" : "gather";
 }

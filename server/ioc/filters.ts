@@ -53,6 +53,17 @@ export interface FilterContext {
 }
 
 /**
+ * Whether a walk of the value index reads the whole filter from the index
+ * itself, (value, type): a type filter alone. Each step is then as cheap as a
+ * related table's probe (server/db/scan.ts): `type=url` by value stepped over
+ * about a million domains before the URLs in 60 ms.
+ */
+export function valueIndexHoldsFilter(params: IocListParams): boolean {
+  const others = [params.q, params.threat_type, params.malware, params.tag, params.source, params.host, params.domain, params.seen];
+  return params.sort === "value" && Boolean(params.type?.length) && others.every((value) => value === undefined);
+}
+
+/**
  * Whether a filter's own index (server/db/ioc-tables.ts: threat type, a
  * single type or a family without aliases, followed by the default order) yields its
  * matches newest first: the page is then read straight off that index, and

@@ -13,7 +13,7 @@ import { createVersionedCache, type DataVersion, type VersionedCache } from "../
 import { querySourceStatuses } from "../sources/status";
 import { queryIocDetail } from "./detail";
 import type { Extract } from "./extract-pool";
-import { filterIndexKeepsOrder, probesSource, type FilterContext } from "./filters";
+import { filterIndexKeepsOrder, probesSource, valueIndexHoldsFilter, type FilterContext } from "./filters";
 import { countIndicators, countWalkHits, queryIndicatorRows, toListPage, toListRows } from "./list";
 import { lookupIndicators } from "./lookup";
 import { queryIocStats } from "./stats";
@@ -62,13 +62,18 @@ function gathersByDesign(params: IocListParams, context: FilterContext): boolean
 
 /**
  * The rows a walk along the sort index steps over at most: every indicator,
- * except that in the last-seen order a "seen within" window is a range of
- * that index, so the walk starts and stops inside it. Weighing the walk
- * against the whole table there made `tag=phishing&seen=30d` gather and sort
- * its 6,249 matches (50–150 ms on the full import) where the walk takes 1 ms.
+ * except where a filter is a range of that index, so the walk starts and
+ * stops inside it: a "seen within" window in the last-seen order, the types
+ * in the type order. Weighing the walk against the whole table there made
+ * `tag=phishing&seen=30d` gather and sort its 6,249 matches (50–150 ms on the
+ * full import) where the walk takes 1 ms, and `type=url` by type probe
+ * 424,000 domains (170 ms) before the URLs.
  */
 export function walkUniverseView(params: IocListParams): IocListParams {
-  return params.seen && (params.sort ?? "last_seen") === "last_seen" ? { seen: params.seen } : {};
+  const sort = params.sort ?? "last_seen";
+  if (params.seen && sort === "last_seen") return { seen: params.seen };
+  if (params.type?.length && sort === "type") return { type: params.type };
+  return {};
 }
 
 /** The source whose import writes the warninglists, and nothing else does. */
@@ -194,7 +199,7 @@ export function createIocService(db: Kysely<Database>, dataVersion: DataVersion,
       cached(`walk-hits|${filterKey(params, now)}|${params.sort ?? ""}|${params.dir ?? ""}|${cap}|${enough}`, () =>
         countWalkHits(db, params, walkUniverseView(params), now, context, cap, enough),
       );
-    return chooseScanProbed({ matches, universe, pageEnd }, hitsWithin);
+    return chooseScanProbed({ matches, universe, pageEnd, probing: valueIndexHoldsFilter(params) }, hitsWithin);
   };
 
   // Whether the page's source filter probes rows (see probesSource), from counts the statistics tables answer.

@@ -56,7 +56,7 @@ export const sqliteDialect: SqlDialect = {
 
   // https://sqlite.org/optoverview.html#disqualifying_where_clause_terms_using_unary_
   withoutIndex: (column) => sql`+${sql.ref(column)}`,
-  unindexedSortKey: (column) => column,
+  unindexedSortKey: (column) => `+${column}`,
   resolvesKeysFirst: false,
   cveIndexKey: "seq",
   walksKeysFirst: false,

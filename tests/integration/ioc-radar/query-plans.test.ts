@@ -5,7 +5,7 @@ import type { Scan } from "../../../server/db/scan";
 import type { Database } from "../../../server/db/schema";
 import type { Extract } from "../../../server/ioc/extract-pool";
 import { queryIocDetail } from "../../../server/ioc/detail";
-import { countIndicators, countWalkHits, INDICATOR_COLUMNS, orderedIndicators, queryIndicatorRows } from "../../../server/ioc/list";
+import { countIndicators, countWalkHits, INDICATOR_COLUMNS, indicatorPageQuery, orderedIndicators, queryIndicatorRows } from "../../../server/ioc/list";
 import { filterIndexKeepsOrder } from "../../../server/ioc/filters";
 import { createIocService, walkUniverseView, type IocService } from "../../../server/ioc/service";
 import { aggregateIocStats } from "../../../server/ioc/stats";
@@ -132,6 +132,17 @@ describe("IOC list: gathered pages and counts read only their matches", () => {
     const reading = await listPlan(new URLSearchParams({ q }).toString(), "gather");
     expectNoFullScan(reading);
     expect(reading.lines.join("\n")).toMatch(/indicators_malware_idx/);
+  });
+
+  it("a 'seen within' window in another order, gathered: the window's range of the last-seen index, then sorted (SQLite walked the sort index whole)", async () => {
+    for (const query of ["seen=30d&sort=first_seen", "seen=7d&sort=confidence&dir=asc"]) {
+      const params = paramsOf(query);
+      const context = await service.filterContext(params);
+      const reading = await explainQueryPlan(db, indicatorPageQuery(db, params, now, context, "gather").compile());
+      const plan = reading.lines.join("\n");
+      expect(plan, query).toMatch(/SEARCH indicators USING INDEX indicators_last_seen_idx\S* \(last_seen>\?\)/);
+      expect(plan, query).not.toMatch(/indicators_(first_seen|confidence)_idx/);
+    }
   });
 
   it.each([

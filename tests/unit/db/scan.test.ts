@@ -48,19 +48,13 @@ describe("chooseScanProbed", () => {
   it("checks a walk the counts chose as far as gathering would read, and gathers when the page does not fill there", async () => {
     expect(chooseScan(trailing)).toBe("walk");
     const asked: Array<[number, number]> = [];
-    const scan = await chooseScanProbed(
-      trailing,
-      async (cap, enough) => {
-        asked.push([cap, enough]);
-        return 0;
-      },
-      { checkWalk: true },
-    );
+    const scan = await chooseScanProbed(trailing, async (cap, enough) => {
+      asked.push([cap, enough]);
+      return 0;
+    });
     expect(scan).toBe("gather");
     expect(asked).toEqual([[9_900, 25]]);
-    expect(await chooseScanProbed(trailing, async (_cap, enough) => enough, { checkWalk: true })).toBe("walk");
-    // Unchecked (the IOC list), the counts' choice stands.
-    expect(await chooseScanProbed(trailing, async () => 0)).toBe("walk");
+    expect(await chooseScanProbed(trailing, async (_cap, enough) => enough)).toBe("walk");
   });
 
   it("lets a walk whose step only probes a related table go eight times as far", () => {
@@ -72,7 +66,7 @@ describe("chooseScanProbed", () => {
     const never = async (): Promise<number> => {
       throw new Error("probed");
     };
-    expect(await chooseScanProbed({ matches: 300_000, universe: 300_000, pageEnd: 25 }, never, { checkWalk: true })).toBe("walk");
+    expect(await chooseScanProbed({ matches: 300_000, universe: 300_000, pageEnd: 25 }, never)).toBe("walk");
     // 310,477 of 361,109 CVEs without a severity: twice the matches is more than the whole order.
     expect(walkCheckCap({ matches: 310_477, universe: 361_109, pageEnd: 25 })).toBeNull();
     expect(walkProbeCap({ matches: 300, universe: 361_109, pageEnd: 25 })).toBeNull();

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chooseScan } from "../../../server/db/scan";
-import { probesSource, type FilterContext } from "../../../server/ioc/filters";
+import { probesSource, valueIndexHoldsFilter, type FilterContext } from "../../../server/ioc/filters";
 import { listScan, walkUniverseView } from "../../../server/ioc/service";
 import { sqliteDialect } from "../../../server/db/dialect/sqlite";
 
@@ -28,6 +28,19 @@ describe("how the IOC list reads its page", () => {
     expect(walkUniverseView({ tag: "phishing", seen: "30d", sort: "last_seen", dir: "asc" })).toEqual({ seen: "30d" });
     expect(walkUniverseView({ tag: "phishing", seen: "30d", sort: "confidence" })).toEqual({});
     expect(walkUniverseView({ tag: "phishing" })).toEqual({});
+  });
+
+  it("weighs a walk in the type order with a type filter against those types only", () => {
+    expect(walkUniverseView({ type: ["url"], sort: "type", dir: "asc" })).toEqual({ type: ["url"] });
+    expect(walkUniverseView({ type: ["url", "sha256"], tag: "phishing", sort: "type" })).toEqual({ type: ["url", "sha256"] });
+    expect(walkUniverseView({ type: ["url"], sort: "confidence" })).toEqual({});
+  });
+
+  it("counts a walk of the value index under a type filter alone as reading no row: the index holds the type", () => {
+    expect(valueIndexHoldsFilter({ type: ["url"], sort: "value" })).toBe(true);
+    expect(valueIndexHoldsFilter({ type: ["url"], sort: "value", tag: "phishing" })).toBe(false);
+    expect(valueIndexHoldsFilter({ type: ["url"], sort: "confidence" })).toBe(false);
+    expect(valueIndexHoldsFilter({ sort: "value" })).toBe(false);
   });
 });
 
