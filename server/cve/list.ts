@@ -120,10 +120,11 @@ export function sortOf(params: CveListParams): { sort: CveSortKey; dir: "asc" | 
 export function orderedCves(db: Kysely<Database>, params: CveListParams, scan: Scan = "gather") {
   const { sort, dir } = sortOf(params);
   const dialect = dialectOf(db);
-  const column = scan === "walk" ? sql.ref(SORT_COLUMNS[sort]) : dialect.withoutIndex(SORT_COLUMNS[sort]);
+  const walkAlong = scan === "walk" ? SORT_COLUMNS[sort] : undefined;
+  const column = walkAlong ? sql.ref(walkAlong) : dialect.withoutIndex(SORT_COLUMNS[sort]);
   return db
     .selectFrom("cves")
-    .where((eb) => cveFilter(eb, params, dialect, scan === "walk" ? SORT_COLUMNS[sort] : undefined))
+    .where((eb) => cveFilter(eb, params, dialect, walkAlong))
     .orderBy(sql`${column} ${sql.raw(dir)} nulls last, cves.id ${sql.raw(dir === "desc" ? "asc" : "desc")}`);
 }
 

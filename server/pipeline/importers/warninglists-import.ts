@@ -27,9 +27,7 @@ export function warninglistImporter(): Importer<Warninglist> {
     async merge(ctx) {
       await classifyRecords(ctx.store.db, ctx);
       await ctx.commit(async (trx) => {
-        let changed = false;
         for await (const lists of changedRecords<Warninglist>(trx, 8)) {
-          changed = true;
           await deleteLists(
             trx,
             lists.map((list) => list.name),
@@ -53,11 +51,9 @@ export function warninglistImporter(): Importer<Warninglist> {
             lists.flatMap((list) => [...new Set(list.entries)].map((value) => ({ list_name: list.name, value }))),
           );
         }
-        for (const names of chunk(await withdrawnKeys(trx, ctx), 500)) {
-          changed = true;
-          await deleteLists(trx, names);
-        }
-        if (changed || !(await hasWarninglistSnapshot(trx))) await saveWarninglistSnapshot(trx);
+        for (const names of chunk(await withdrawnKeys(trx, ctx), 500)) await deleteLists(trx, names);
+        const { added, updated, removed } = ctx.counts;
+        if (added + updated + removed > 0 || !(await hasWarninglistSnapshot(trx))) await saveWarninglistSnapshot(trx);
         await saveRecordHashes(trx, ctx.source);
       });
     },
