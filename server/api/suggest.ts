@@ -11,7 +11,41 @@ export const suggestSchema = z.object({ q: z.string().trim().min(2, "must be at 
 /** Upper bound of a prefix range: every string starting with `prefix` sorts below it. */
 const prefixEnd = (prefix: string) => `${prefix}\uffff`;
 
-async function suggestions(db: Kysely<Database>, q: string): Promise<string[]> {
+/** Lowercase as SQL's `lower()` does on both databases (SQLite's, and PostgreSQL's under the "C" collation): ASCII letters only. */
+const lowerAscii = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+
+/**
+ * Vendors whose lowercased name starts with `lower`, read as a prefix range of
+ * `cve_affected_lower_vendor_idx` (migration 0007); spellings that differ only
+ * in case are one name. The order is named: without one, which eight of the
+ * matches come back is up to the database.
+ */
+export function vendorsStartingWith(db: Kysely<Database>, lower: string) {
+  const lowerVendor = sql<string>`lower(vendor)`;
+  return db
+    .selectFrom("cve_affected")
+    .select((eb) => eb.fn.min("vendor").as("name"))
+    .where(lowerVendor, ">=", lower)
+    .where(lowerVendor, "<", prefixEnd(lower))
+    .groupBy(lowerVendor)
+    .orderBy(lowerVendor)
+    .limit(SUGGEST_LIMIT);
+}
+
+/** Products, as {@link vendorsStartingWith} finds vendors, from `cves_lower_product_idx` (migration 0020). */
+export function productsStartingWith(db: Kysely<Database>, lower: string) {
+  const lowerProduct = sql<string>`lower(product)`;
+  return db
+    .selectFrom("cves")
+    .select((eb) => eb.fn.min("product").as("name"))
+    .where(lowerProduct, ">=", lower)
+    .where(lowerProduct, "<", prefixEnd(lower))
+    .groupBy(lowerProduct)
+    .orderBy(lowerProduct)
+    .limit(SUGGEST_LIMIT);
+}
+
+export async function querySuggestions(db: Kysely<Database>, q: string): Promise<string[]> {
   if (/^cve-\d/i.test(q)) {
     const prefix = q.toUpperCase();
     const rows = await db
@@ -24,31 +58,8 @@ async function suggestions(db: Kysely<Database>, q: string): Promise<string[]> {
       .execute();
     return rows.map((row) => row.id);
   }
-  const lower = q.toLowerCase();
-  const lowerVendor = sql<string>`lower(vendor)`;
-  const [vendors, products] = await Promise.all([
-    db
-      .selectFrom("cve_affected")
-      .select((eb) => eb.fn.min("vendor").as("name"))
-      .where(lowerVendor, ">=", lower)
-      .where(lowerVendor, "<", prefixEnd(lower))
-      .groupBy(lowerVendor)
-      // Named orders: without one, which eight of the matches come back is up to the database.
-      .orderBy(lowerVendor)
-      .limit(SUGGEST_LIMIT)
-      .execute(),
-    db
-      .selectFrom("cves")
-      .select("product as name")
-      .distinct()
-      // LIKE wildcards (and PostgreSQL's escape, the backslash) in the input are dropped, not escaped:
-      // SQLite's LIKE has no default escape character. Lowercased on both sides: SQLite's LIKE ignores
-      // case, PostgreSQL's does not.
-      .where(sql<string>`lower(product)`, "like", `${lower.replace(/[%_\\]/g, "")}%`)
-      .orderBy("product")
-      .limit(SUGGEST_LIMIT)
-      .execute(),
-  ]);
+  const lower = lowerAscii(q);
+  const [vendors, products] = await Promise.all([vendorsStartingWith(db, lower).execute(), productsStartingWith(db, lower).execute()]);
   return [...new Set([...vendors, ...products].map((row) => row.name).filter((name): name is string => Boolean(name)))].slice(0, SUGGEST_LIMIT);
 }
 
@@ -58,7 +69,7 @@ export function suggestRoutes(db: Kysely<Database>, cached: VersionedCache): Rou
   router.get("/suggest", async (req, res) => {
     const params = validQuery(suggestSchema, req.originalUrl, res);
     if (!params) return;
-    const list = await cached(`suggest|${params.q.toLowerCase()}`, () => suggestions(db, params.q));
+    const list = await cached(`suggest|${lowerAscii(params.q)}`, () => querySuggestions(db, params.q));
     res.set("Cache-Control", "private, max-age=300").json({ suggestions: list });
   });
   return router;
