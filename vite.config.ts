@@ -103,6 +103,9 @@ export default defineConfig(({ isSsrBuild }) => ({
           globalSetup: ["tests/integration/setup/snapshot-database.ts"],
           testTimeout: 60_000,
           hookTimeout: 180_000,
+          // What a page shows after a request (suggestions, a filtered list) can take over expect.poll's
+          // default second on a loaded CI machine; these tests check what appears, not how fast.
+          expect: { poll: { timeout: 10_000 } },
           // Files run in parallel: each starts its own server (own port, own
           // temporary database, tests/e2e/helpers/site.ts) and browser, and the
           // snapshot database they share is only read.
