@@ -15,10 +15,10 @@ const prefixEnd = (prefix: string) => `${prefix}\uffff`;
 const lowerAscii = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 
 /**
- * Vendors whose lowercased name starts with `lower`, read as a prefix range of
- * `cve_affected_lower_vendor_idx` (migration 0007); spellings that differ only
- * in case are one name. The order is named: without one, which eight of the
- * matches come back is up to the database.
+ * Vendors whose lowercased name starts with `lower`, read from a prefix range
+ * of `cve_affected_lower_vendor_idx` alone (migrations 0007 and 0020);
+ * spellings that differ only in case are one name. The order is named:
+ * without one, which eight of the matches come back is up to the database.
  */
 export function vendorsStartingWith(db: Kysely<Database>, lower: string) {
   const lowerVendor = sql<string>`lower(vendor)`;
@@ -32,7 +32,7 @@ export function vendorsStartingWith(db: Kysely<Database>, lower: string) {
     .limit(SUGGEST_LIMIT);
 }
 
-/** Products, as {@link vendorsStartingWith} finds vendors, from `cves_lower_product_idx` (migration 0020). */
+/** Products, as {@link vendorsStartingWith} finds vendors, from `cves_lower_product_idx` alone (migration 0020). */
 export function productsStartingWith(db: Kysely<Database>, lower: string) {
   const lowerProduct = sql<string>`lower(product)`;
   return db

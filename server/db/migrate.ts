@@ -19,7 +19,7 @@ import * as m0016 from "./migrations/0016-indicator-source-stats";
 import * as m0017 from "./migrations/0017-cve-stats-indexes";
 import * as m0018 from "./migrations/0018-sources-notify";
 import * as m0019 from "./migrations/0019-warninglist-matcher";
-import * as m0020 from "./migrations/0020-cve-product-prefix-index";
+import * as m0020 from "./migrations/0020-suggestion-indexes";
 
 /**
  * Migrations are listed here rather than discovered on disk so that they work
@@ -45,7 +45,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0017-cve-stats-indexes": m0017,
   "0018-sources-notify": m0018,
   "0019-warninglist-matcher": m0019,
-  "0020-cve-product-prefix-index": m0020,
+  "0020-suggestion-indexes": m0020,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };
