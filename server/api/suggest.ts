@@ -15,35 +15,29 @@ const prefixEnd = (prefix: string) => `${prefix}\uffff`;
 const lowerAscii = (text: string) => text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
 
 /**
- * Vendors whose lowercased name starts with `lower`, read from a prefix range
- * of `cve_affected_lower_vendor_idx` alone (migrations 0007 and 0020);
- * spellings that differ only in case are one name. The order is named:
- * without one, which eight of the matches come back is up to the database.
+ * Names in `column` of `table` whose lowercase starts with `lower`, read from
+ * a prefix range of an index on `lower(column)` that also holds the name, so
+ * from the index alone; spellings that differ only in case are one name. The
+ * order is named: without one, which eight of the matches come back is up to
+ * the database.
  */
-export function vendorsStartingWith(db: Kysely<Database>, lower: string) {
-  const lowerVendor = sql<string>`lower(vendor)`;
+function namesStartingWith(db: Kysely<Database>, table: "cves" | "cve_affected", column: "vendor" | "product", lower: string) {
+  const lowered = sql<string>`lower(${sql.ref(column)})`;
   return db
-    .selectFrom("cve_affected")
-    .select((eb) => eb.fn.min("vendor").as("name"))
-    .where(lowerVendor, ">=", lower)
-    .where(lowerVendor, "<", prefixEnd(lower))
-    .groupBy(lowerVendor)
-    .orderBy(lowerVendor)
+    .selectFrom(table)
+    .select((eb) => eb.fn.min<string | null>(sql.ref(column)).as("name"))
+    .where(lowered, ">=", lower)
+    .where(lowered, "<", prefixEnd(lower))
+    .groupBy(lowered)
+    .orderBy(lowered)
     .limit(SUGGEST_LIMIT);
 }
 
-/** Products, as {@link vendorsStartingWith} finds vendors, from `cves_lower_product_idx` alone (migration 0020). */
-export function productsStartingWith(db: Kysely<Database>, lower: string) {
-  const lowerProduct = sql<string>`lower(product)`;
-  return db
-    .selectFrom("cves")
-    .select((eb) => eb.fn.min("product").as("name"))
-    .where(lowerProduct, ">=", lower)
-    .where(lowerProduct, "<", prefixEnd(lower))
-    .groupBy(lowerProduct)
-    .orderBy(lowerProduct)
-    .limit(SUGGEST_LIMIT);
-}
+/** Vendors, from `cve_affected_lower_vendor_idx` (migrations 0007 and 0020). */
+export const vendorsStartingWith = (db: Kysely<Database>, lower: string) => namesStartingWith(db, "cve_affected", "vendor", lower);
+
+/** Products, from `cves_lower_product_idx` (migration 0020). */
+export const productsStartingWith = (db: Kysely<Database>, lower: string) => namesStartingWith(db, "cves", "product", lower);
 
 export async function querySuggestions(db: Kysely<Database>, q: string): Promise<string[]> {
   if (/^cve-\d/i.test(q)) {
