@@ -54,7 +54,10 @@ export async function querySuggestions(db: Kysely<Database>, q: string): Promise
   }
   const lower = lowerAscii(q);
   const [vendors, products] = await Promise.all([vendorsStartingWith(db, lower).execute(), productsStartingWith(db, lower).execute()]);
-  return [...new Set([...vendors, ...products].map((row) => row.name).filter((name): name is string => Boolean(name)))].slice(0, SUGGEST_LIMIT);
+  // A vendor and a product may share a name, or differ from each other only in case: one suggestion, the vendor's spelling.
+  const byLowered = new Map<string, string>();
+  for (const { name } of [...vendors, ...products]) if (name && !byLowered.has(lowerAscii(name))) byLowered.set(lowerAscii(name), name);
+  return [...byLowered.values()].slice(0, SUGGEST_LIMIT);
 }
 
 /** `GET /suggest?q=`: CVE ids, vendors and products starting with what was typed, for the header search. */
