@@ -56,7 +56,10 @@ export async function querySuggestions(db: Kysely<Database>, q: string): Promise
   const [vendors, products] = await Promise.all([vendorsStartingWith(db, lower).execute(), productsStartingWith(db, lower).execute()]);
   // A vendor and a product may share a name, or differ from each other only in case: one suggestion, the vendor's spelling.
   const byLowered = new Map<string, string>();
-  for (const { name } of [...vendors, ...products]) if (name && !byLowered.has(lowerAscii(name))) byLowered.set(lowerAscii(name), name);
+  for (const { name } of [...vendors, ...products]) {
+    const key = name && lowerAscii(name);
+    if (key && !byLowered.has(key)) byLowered.set(key, name);
+  }
   return [...byLowered.values()].slice(0, SUGGEST_LIMIT);
 }
 

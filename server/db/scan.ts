@@ -59,8 +59,9 @@ const PROBE_PAGES = 16;
  * How far a walk the counts chose may go before gathering is cheaper, or
  * null when even the whole sort order is: about two index steps per match
  * (gathering the 43,902 high and medium CVEs took as long as walking 90,000
- * rows on the full import), eight times more where a step reads no row. Density assumes the matches are spread evenly along the
- * sort order, and sometimes they sit at its far end: the 4,950 critical CVEs
+ * rows on the full import), eight times more where a step reads no row.
+ * Density assumes the matches are spread evenly along the sort order, and
+ * sometimes they sit at its far end: the 4,950 critical CVEs
  * by ascending priority came after 356,000 others (310–340 ms, and a 503
  * when the machine was busy), where gathering them takes a few.
  */
