@@ -1,5 +1,5 @@
 import { parsePort } from "../../../shared/ioc/ip";
-import { keyedCsvRows } from "../toolkit/csv";
+import { parseKeyedCsv } from "../toolkit/csv";
 import { rejected, type ParseResult } from "../toolkit/result";
 import type { FeedInput } from "../toolkit/stream";
 import { normalizeFeedValue, quote, sighting, text, toIsoUtc, type ParserOptions } from "./common";
@@ -12,30 +12,24 @@ const COLUMNS = ["first_seen_utc", "dst_ip", "dst_port", "c2_status", "last_onli
  * Feodo Tracker botnet C2 IP blocklist (CSV). Every row is a C2 server, so
  * the threat type is always "botnet_cc"; `last_online` is a date only.
  */
-export async function* parseFeodoCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
+export function parseFeodoCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
-  for await (const rows of keyedCsvRows(
+  return parseKeyedCsv(
     input,
     (cells) => cells[0] === "first_seen_utc" && cells.includes("dst_ip"),
     () => COLUMNS,
-  ))
-    for (const row of rows) {
-      if ("reason" in row) {
-        yield rejected(row.location, row.reason);
-        continue;
-      }
-      const { location, record } = row;
+    function* (record, location) {
       const raw = record.dst_ip ?? "";
       const value = normalizeFeedValue(raw, ["ipv4", "ipv6"]);
       if (!value.ok) {
         yield rejected(location, value.reason);
-        continue;
+        return;
       }
       const portText = text(record.dst_port);
       const port = portText === null ? null : parsePort(portText);
       if (portText !== null && port === null) {
         yield rejected(location, `invalid dst_port ${quote(portText)}`);
-        continue;
+        return;
       }
       const firstSeen = toIsoUtc(record.first_seen_utc);
       const lastOnline = toIsoUtc(record.last_online);
@@ -53,5 +47,6 @@ export async function* parseFeodoCsv(input: FeedInput, options: ParserOptions = 
           malwareFamily: text(record.malware),
         },
       );
-    }
+    },
+  );
 }

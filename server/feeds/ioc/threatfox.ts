@@ -1,5 +1,5 @@
 import type { IndicatorType } from "../../../shared/ioc/types";
-import { keyedCsvRows } from "../toolkit/csv";
+import { parseKeyedCsv } from "../toolkit/csv";
 import { streamJsonValues } from "../toolkit/json-stream";
 import { rejected, type ParseResult } from "../toolkit/result";
 import { textChunks, type FeedInput } from "../toolkit/stream";
@@ -75,19 +75,13 @@ function toSighting(source: string, location: string, fields: ThreatFoxFields): 
 }
 
 /** ThreatFox CSV export (full or recent), with or without `is_compromised`. */
-export async function* parseThreatFoxCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
+export function parseThreatFoxCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
-  for await (const rows of keyedCsvRows(
+  return parseKeyedCsv(
     input,
     (cells) => cells[0] === "first_seen_utc" && cells.includes("ioc_value"),
     (cells) => (cells.length === LEGACY_COLUMNS.length ? LEGACY_COLUMNS : COLUMNS),
-  ))
-    for (const row of rows) {
-      if ("reason" in row) {
-        yield rejected(row.location, row.reason);
-        continue;
-      }
-      const { location, record } = row;
+    function* (record, location) {
       yield toSighting(source, location, {
         id: text(record.ioc_id),
         value: record.ioc_value ?? "",
@@ -102,7 +96,8 @@ export async function* parseThreatFoxCsv(input: FeedInput, options: ParserOption
         tags: record.tags,
         reporter: record.reporter,
       });
-    }
+    },
+  );
 }
 
 /**

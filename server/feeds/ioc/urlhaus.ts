@@ -1,4 +1,4 @@
-import { keyedCsvRows } from "../toolkit/csv";
+import { parseKeyedCsv } from "../toolkit/csv";
 import { rejected, type ParseResult } from "../toolkit/result";
 import type { FeedInput } from "../toolkit/stream";
 import { normalizeFeedValue, sighting, splitTags, text, toIsoUtc, type ParserOptions } from "./common";
@@ -8,24 +8,18 @@ const DEFAULT_SOURCE = "urlhaus";
 const COLUMNS = ["id", "dateadded", "url", "url_status", "last_online", "threat", "tags", "urlhaus_link", "reporter"];
 
 /** URLhaus CSV dump (full, recent or online): one URL per row. */
-export async function* parseUrlhausCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
+export function parseUrlhausCsv(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
-  for await (const rows of keyedCsvRows(
+  return parseKeyedCsv(
     input,
     (cells) => cells[0] === "id" && cells.includes("urlhaus_link"),
     () => COLUMNS,
-  ))
-    for (const row of rows) {
-      if ("reason" in row) {
-        yield rejected(row.location, row.reason);
-        continue;
-      }
-      const { location, record } = row;
+    function* (record, location) {
       const raw = record.url ?? "";
       const value = normalizeFeedValue(raw, ["url"]);
       if (!value.ok) {
         yield rejected(location, value.reason);
-        continue;
+        return;
       }
       yield sighting(source, raw, value, {
         location,
@@ -36,5 +30,6 @@ export async function* parseUrlhausCsv(input: FeedInput, options: ParserOptions 
         reporter: text(record.reporter),
         reference: text(record.urlhaus_link),
       });
-    }
+    },
+  );
 }

@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { parse as parseCsv } from "csv-parse";
 import { readLines } from "./lines";
+import { rejected, type ParseResult } from "./result";
 import { decompressed, type FeedInput } from "./stream";
 
 /*
@@ -110,14 +111,14 @@ function byColumn(cells: readonly string[], columns: readonly string[]): Record<
 }
 
 /** A data row keyed by its column names, or why it could not be. */
-export type KeyedCsvRow = { location: string; record: Record<string, string> } | { location: string; reason: string };
+type KeyedCsvRow = { location: string; record: Record<string, string> } | { location: string; reason: string };
 
 /**
  * The data rows of a line-based CSV feed (csvRows), keyed by the columns of
  * its header, or by `fallback` (given the row's cells) when it has none; a
  * row with another number of cells is a rejection that says so.
  */
-export async function* keyedCsvRows(
+async function* keyedCsvRows(
   input: FeedInput,
   isHeader: (cells: string[]) => boolean,
   fallback: (cells: readonly string[]) => readonly string[],
@@ -131,6 +132,24 @@ export async function* keyedCsvRows(
       return record === null ? { location, reason: `expected ${columns.length} columns, got ${row.cells.length}` } : { location, record };
     });
   }
+}
+
+/**
+ * A parser's results from a line-based CSV feed: each keyed row
+ * (keyedCsvRows) handed to `parse`, each row that could not be keyed
+ * rejected with its reason.
+ */
+export async function* parseKeyedCsv<T>(
+  input: FeedInput,
+  isHeader: (cells: string[]) => boolean,
+  fallback: (cells: readonly string[]) => readonly string[],
+  parse: (record: Record<string, string>, location: string) => Iterable<ParseResult<T>>,
+): AsyncGenerator<ParseResult<T>> {
+  for await (const rows of keyedCsvRows(input, isHeader, fallback))
+    for (const row of rows) {
+      if ("reason" in row) yield rejected(row.location, row.reason);
+      else yield* parse(row.record, row.location);
+    }
 }
 
 export interface CsvRecord {
