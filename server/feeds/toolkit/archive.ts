@@ -6,6 +6,8 @@ export interface TarFile {
   /** Path inside the archive, e.g. "trails/static/malware/emotet.txt". */
   name: string;
   size: number;
+  /** The file's modification time in the archive; null when it has none (0, as reproducible archives write). */
+  modified: Date | null;
   body: AsyncIterable<Uint8Array>;
 }
 
@@ -21,10 +23,11 @@ export async function* tarFiles(input: FeedInput): AsyncGenerator<TarFile> {
   source.pipe(extract);
   try {
     for await (const entry of extract) {
-      const { name, size, type } = entry.header;
+      const { name, size, type, mtime } = entry.header;
       if (type === "file" || type === "contiguous-file" || type === undefined || type === null) {
         // Entries are streamx Readables of Buffers; their typings say `unknown`.
-        yield { name, size: size ?? 0, body: entry as AsyncIterable<Uint8Array> };
+        const modified = mtime !== undefined && mtime.getTime() > 0 ? mtime : null;
+        yield { name, size: size ?? 0, modified, body: entry as AsyncIterable<Uint8Array> };
       }
       entry.resume();
     }

@@ -151,10 +151,10 @@ describe("csvRecords", () => {
 });
 
 describe("tarFiles", () => {
-  async function tarball(files: Record<string, string>): Promise<Buffer> {
+  async function tarball(files: Record<string, string>, times: Record<string, Date> = {}): Promise<Buffer> {
     const pack = tar.pack();
     pack.entry({ name: "dir/", type: "directory" });
-    for (const [name, body] of Object.entries(files)) pack.entry({ name }, body);
+    for (const [name, body] of Object.entries(files)) pack.entry({ name, mtime: times[name] }, body);
     pack.finalize();
     const chunks: Buffer[] = [];
     for await (const chunk of pack) chunks.push(chunk as Buffer);
@@ -173,6 +173,16 @@ describe("tarFiles", () => {
         ["dir/b.txt", 5, "beta\n"],
       ]);
     }
+  });
+
+  it("gives each file's time in the archive, and none for an archive written without times", async () => {
+    const archive = await tarball({ "dated.txt": "a", "undated.txt": "b" }, { "dated.txt": new Date("2026-08-22T21:01:36Z"), "undated.txt": new Date(0) });
+    const times: Array<[string, string | null]> = [];
+    for await (const file of tarFiles([archive])) times.push([file.name, file.modified?.toISOString() ?? null]);
+    expect(times).toEqual([
+      ["dated.txt", "2026-08-22T21:01:36.000Z"],
+      ["undated.txt", null],
+    ]);
   });
 
   it("skips the bodies a reader leaves unread", async () => {
