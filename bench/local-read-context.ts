@@ -18,6 +18,7 @@ export function readContext(name: string, locations: string[]): ReadContext {
     limits: DEFAULT_READ_LIMITS,
     cursor: null,
     setCursor: () => undefined,
+    setPublished: () => undefined,
     plan: async () => undefined,
     async fetch(location): Promise<FeedFile> {
       return { location, path: location, name: basename(location), size: statSync(location).size, lastModified: null };

@@ -45,6 +45,8 @@ export interface SourcesTable {
   /** Incremental position (cvelistV5 delta fetchTime, NVD lastModified, MISP feed progress). */
   cursor: string | null;
   newest_record_at: string | null;
+  /** When the publisher last updated what it served, as its files say (null where they do not). */
+  published_at: string | null;
 }
 
 /** HTTP validators per downloaded URL, for conditional requests. */

@@ -4,6 +4,7 @@ import type { Readable } from "node:stream";
 import type { IocSighting } from "../feeds/ioc/sighting";
 import type { ParserOptions } from "../feeds/ioc/common";
 import { parseFeodoCsv } from "../feeds/ioc/feodo";
+import { abuseChLastUpdated } from "../feeds/ioc/last-updated";
 import { parseMaltrailTar } from "../feeds/ioc/maltrail";
 import { parseHashList, parseMalwareBazaarCsv } from "../feeds/ioc/malwarebazaar";
 import { MAX_EVENT_FILE_BYTES, parseMispEvent, parseMispFeedTar, parseMispManifest } from "../feeds/ioc/misp";
@@ -33,25 +34,36 @@ async function* inFile(file: FeedFile, results: AsyncIterable<ParseResult<IocSig
 /**
  * Reads every file of the source with the parser `choose` picks for it, by
  * name or by its first (decompressed) bytes: `head` is their text, `bytes`
- * the bytes themselves.
+ * the bytes themselves. `published` finds in that text when the publisher
+ * generated the file, for formats that say so in a header.
  */
-function iocReader(accept: RegExp, choose: (file: FeedFile, head: string, bytes: Buffer) => IocParser) {
+function iocReader(
+  accept: RegExp,
+  choose: (file: FeedFile, head: string, bytes: Buffer) => IocParser,
+  published: (head: string) => string | null = () => null,
+) {
   return async function* read(ctx: ReadContext): AsyncGenerator<ParseResult<IocSighting>> {
     for await (const file of feedFiles(ctx, (name) => accept.test(name))) {
       const { head, stream } = await peek(await ctx.open(file));
-      const parser = choose(file, head.subarray(0, 4096).toString("utf8").trimStart(), head);
-      yield* inFile(file, parser(stream, { source: ctx.source }));
+      const text = head.subarray(0, 4096).toString("utf8").trimStart();
+      const at = published(text);
+      if (at !== null) ctx.setPublished(at);
+      yield* inFile(file, choose(file, text, head)(stream, { source: ctx.source, onPublished: ctx.setPublished }));
     }
   };
 }
 
 const CSV_OR_JSON = /\.(csv|json|txt)(\.gz)?$/i;
 
-export const readThreatFox = iocReader(CSV_OR_JSON, (_file, head) => (head.startsWith("{") ? parseThreatFoxJson : parseThreatFoxCsv));
-export const readUrlhaus = iocReader(CSV_OR_JSON, () => parseUrlhausCsv);
-export const readFeodo = iocReader(CSV_OR_JSON, () => parseFeodoCsv);
+export const readThreatFox = iocReader(CSV_OR_JSON, (_file, head) => (head.startsWith("{") ? parseThreatFoxJson : parseThreatFoxCsv), abuseChLastUpdated);
+export const readUrlhaus = iocReader(CSV_OR_JSON, () => parseUrlhausCsv, abuseChLastUpdated);
+export const readFeodo = iocReader(CSV_OR_JSON, () => parseFeodoCsv, abuseChLastUpdated);
 /** The CSV export, or the plain hash lists ("recent md5") MalwareBazaar also publishes. */
-export const readMalwareBazaar = iocReader(CSV_OR_JSON, (_file, head) => (/first_seen_utc/.test(head) ? parseMalwareBazaarCsv : parseHashList));
+export const readMalwareBazaar = iocReader(
+  CSV_OR_JSON,
+  (_file, head) => (/first_seen_utc/.test(head) ? parseMalwareBazaarCsv : parseHashList),
+  abuseChLastUpdated,
+);
 /**
  * Where a MISP feed's progress is kept in the source's cursor: per feed (its
  * base location), the timestamp of the newest event read and whether events

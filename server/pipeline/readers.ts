@@ -64,7 +64,7 @@ export async function* readEpss(ctx: ReadContext): AsyncGenerator<ParseResult<Ep
 
 export async function* readCwe(ctx: ReadContext): AsyncGenerator<ParseResult<CweEntry>> {
   for await (const file of feedFiles(ctx, (name) => /\.xml(\.gz)?$/i.test(name))) {
-    yield* parseCweXml(await ctx.open(file), file.name);
+    yield* parseCweXml(await ctx.open(file), file.name, ctx.setPublished);
   }
 }
 

@@ -72,7 +72,7 @@ export async function runImport<R>(options: RunImportOptions<R>): Promise<Import
     const locations = locationKey(options.locations);
     const progress = new RunProgress(source, previous?.records_read ?? null, options.onProgress);
     files = await RunFiles.load(db, source, { progress, log, headers: options.headers ?? {}, signal });
-    const state: ReadState = { cursor: previous?.cursor ?? null, newest: previous?.newest_record_at ?? null, filesRead: 0, notModified: 0 };
+    const state: ReadState = { cursor: previous?.cursor ?? null, newest: previous?.newest_record_at ?? null, published: null, filesRead: 0, notModified: 0 };
 
     let prefetched = new Map<string, FeedFile>();
     if (options.locations.every(options.readWhole ?? (() => true))) {

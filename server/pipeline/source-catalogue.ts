@@ -46,7 +46,7 @@ export interface SourceDefinition<R = any> {
   publisherNames?: readonly string[];
   intervalMinutes: number;
   enabledByDefault: boolean;
-  /** Data older than this (by its newest record, else its last success) is flagged stale. */
+  /** Data older than this (by its newest record, else the publisher's date of its files, else its last success) is flagged stale. */
   staleAfterHours: number;
   read: SourceReader<R>;
   createImporter: () => Importer<R>;

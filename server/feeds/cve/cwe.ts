@@ -3,6 +3,8 @@ import type { CweEntry } from "./records";
 import { accepted, rejected, type ParseResult } from "../toolkit/result";
 import { textChunks, type FeedInput } from "../toolkit/stream";
 
+const ISO_DAY = /^\d{4}-\d{2}-\d{2}$/;
+
 const KINDS: Record<string, CweEntry["kind"]> = { Weakness: "weakness", Category: "category", View: "view" };
 
 /**
@@ -10,12 +12,17 @@ const KINDS: Record<string, CweEntry["kind"]> = { Weakness: "weakness", Category
  * Weakness, Category and View start tags matter (id, name, abstraction,
  * status), so the tens of megabytes of descriptions are never held.
  */
-export async function* parseCweXml(input: FeedInput, name: string): AsyncGenerator<ParseResult<CweEntry>> {
+export async function* parseCweXml(input: FeedInput, name: string, onPublished?: (day: string) => void): AsyncGenerator<ParseResult<CweEntry>> {
   const parser = sax.parser(true, { trim: false, normalize: false });
   let pending: Array<ParseResult<CweEntry>> = [];
   let sawCatalog = false;
   parser.onopentag = (tag) => {
-    if (tag.name === "Weakness_Catalog") sawCatalog = true;
+    if (tag.name === "Weakness_Catalog") {
+      sawCatalog = true;
+      // The catalogue's release day: `Date="2024-07-16"`.
+      const date = tag.attributes.Date;
+      if (typeof date === "string" && ISO_DAY.test(date)) onPublished?.(date);
+    }
     const kind = KINDS[tag.name];
     if (!kind) return;
     const attr = (key: string): string | null => {

@@ -8,6 +8,8 @@ import { rejected, type ParseResult } from "../toolkit/result";
 export interface ParserOptions {
   /** Feed id written to every record; each parser has a sensible default. */
   source?: string;
+  /** Told when the publisher last updated the feed, where the file says (an ISO time). */
+  onPublished?: (at: string) => void;
 }
 
 const MAX_QUOTED_VALUE = 120;

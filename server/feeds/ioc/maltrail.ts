@@ -96,11 +96,16 @@ export async function* parseMaltrailFile(
     }
 }
 
-/** Maltrail's static trails as a (gzipped) tar of `trails/static/**.txt`. */
+/**
+ * Maltrail's static trails as a (gzipped) tar of `trails/static/**.txt`. The
+ * trails carry no dates: the newest trail file's time in the archive (in
+ * GitHub's archives, the commit's) is when the list was last updated.
+ */
 export async function* parseMaltrailTar(input: FeedInput, options: ParserOptions = {}): AsyncGenerator<ParseResult<IocSighting>> {
   for await (const entry of tarFiles(input)) {
     const file = trailFileOf(entry.name);
     if (file === null) continue;
+    if (entry.modified !== null) options.onPublished?.(entry.modified.toISOString());
     yield* parseMaltrailFile(entry.body, { ...file, path: entry.name }, options);
   }
 }

@@ -57,6 +57,7 @@ export async function mergeAndPublish<R>(input: MergeInput<R>): Promise<{ counts
           records,
           cursor: state.cursor,
           newest: state.newest,
+          published: state.published,
           locationKey: input.locationKey,
           completeList: importer.completeList ?? false,
           files: input.files,

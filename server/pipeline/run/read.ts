@@ -13,6 +13,8 @@ import { DEFAULT_READ_LIMITS, type FeedFile, type ReadContext, type RunImportOpt
 export interface ReadState {
   cursor: string | null;
   newest: string | null;
+  /** The latest date the publisher stamped on a file this run read. */
+  published: string | null;
   /** Files opened for reading. */
   filesRead: number;
   /** Fetches the publisher answered 304 Not Modified. */
@@ -37,6 +39,9 @@ export function readContext<R>(
     cursor: state.cursor,
     setCursor: (value) => {
       state.cursor = value;
+    },
+    setPublished: (value) => {
+      if (state.published === null || value > state.published) state.published = value;
     },
     async plan(paths) {
       for (const path of paths) {

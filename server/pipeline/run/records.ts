@@ -20,6 +20,7 @@ export interface PublishInput {
   records: number;
   cursor: string | null;
   newest: string | null;
+  published: string | null;
   locationKey: string;
   completeList: boolean;
   files: ReadonlyMap<string, FileState>;
@@ -45,6 +46,7 @@ export async function publish(trx: Kysely<Database>, input: PublishInput): Promi
     records_read: input.records,
     cursor: input.cursor,
     newest_record_at: input.newest,
+    published_at: input.published,
   };
   await trx
     .insertInto("sources")

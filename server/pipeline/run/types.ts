@@ -54,6 +54,8 @@ export interface ReadContext {
   /** The source's position after its last successful import. */
   cursor: string | null;
   setCursor(value: string | null): void;
+  /** Records when the publisher last updated a file, as the file says (an ISO time); the run keeps the latest. */
+  setPublished: (value: string) => void;
   /**
    * Makes a location local. URLs are downloaded, conditionally unless told
    * otherwise: null means the publisher answered 304 Not Modified.

@@ -221,6 +221,27 @@ describe("IOC feeds", () => {
     expect(ip.port).toBeGreaterThan(0);
     expect(ip.source).toBe("feodotracker");
 
+    // The publisher's "Last updated" line: all that dates the hash list, whose lines carry no date.
+    const stamps = await db.db.selectFrom("sources").select(["name", "published_at", "newest_record_at"]).orderBy("name").execute();
+    expect(stamps).toEqual([
+      { name: "feodotracker", published_at: "2024-04-04T07:03:03.000Z", newest_record_at: "2024-04-04T07:03:03.000Z" },
+      { name: "malwarebazaar", published_at: "2023-11-23T04:18:36.000Z", newest_record_at: null },
+    ]);
+    const freshness = async (now: string) => {
+      const app = express().use("/api/v1", createSourcesRouter({ db: db.db, now: () => new Date(now), config: loadPipelineConfig({}) }));
+      const { body } = await request(app).get("/api/v1/sources").expect(200);
+      return body.sources.find((source: { name: string }) => source.name === "malwarebazaar").freshness;
+    };
+    // Imported on 2024-06-01, a list of 2023-11-23 is stale: its last successful import alone said "fresh".
+    expect(await freshness(NOW.toISOString())).toEqual({
+      newestRecordAt: null,
+      publishedAt: "2023-11-23T04:18:36.000Z",
+      basis: "published",
+      staleAfterHours: 48,
+      stale: true,
+    });
+    expect(await freshness("2023-11-24T04:00:00Z")).toMatchObject({ basis: "published", stale: false });
+
     const again = await sync("feodotracker", env);
     expect(again.status).toBe("not-modified");
     expect(again.counts).toEqual({ added: 0, updated: 0, unchanged: 0, rejected: 0, removed: 0 });

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { parseFeodoCsv } from "../../../server/feeds/ioc/feodo";
+import { abuseChLastUpdated } from "../../../server/feeds/ioc/last-updated";
 import { parseHashList, parseMalwareBazaarCsv } from "../../../server/feeds/ioc/malwarebazaar";
 import { parseThreatFoxCsv, parseThreatFoxJson } from "../../../server/feeds/ioc/threatfox";
 import { parseUrlhausCsv } from "../../../server/feeds/ioc/urlhaus";
@@ -238,5 +239,24 @@ describe("MalwareBazaar", () => {
     });
     expect(records[3]?.malwareFamily).toBeNull();
     expect(rejected).toEqual([{ location: "line 12 md5_hash", reason: 'not a valid indicator: "not-a-md5"' }]);
+  });
+});
+
+describe('abuse.ch\'s "Last updated" header', () => {
+  const head = (path: string) => readFileSync(path).subarray(0, 4096).toString("utf8");
+
+  it("dates each export by it, the real snapshots included, whether or not UTC is in brackets", () => {
+    expect(abuseChLastUpdated(head(snapshot("abusech", "malwarebazaar_recent_md5_2023-11-23.txt")))).toBe("2023-11-23T04:18:36.000Z");
+    expect(abuseChLastUpdated(head(snapshot("abusech", "feodotracker_ipblocklist_2024-04-04.csv")))).toBe("2024-04-04T07:03:03.000Z");
+    expect(abuseChLastUpdated(head(fixture("threatfox_recent.csv")))).toBe("2026-11-20T08:00:12.000Z");
+    expect(abuseChLastUpdated(head(fixture("urlhaus_recent.csv")))).toBe("2026-11-20T08:05:11.000Z");
+  });
+
+  it("finds no date where there is no such comment line, or no valid time in it", () => {
+    expect(abuseChLastUpdated('"first_seen_utc","dst_ip"\n"2024-02-08 19:20:49","85.239.243.155"\n')).toBeNull();
+    expect(abuseChLastUpdated("# Last updated: soon\n")).toBeNull();
+    expect(abuseChLastUpdated("# Last updated: 2023-13-45 99:00:00 UTC\n")).toBeNull();
+    // A data row quoting the words is not the header.
+    expect(abuseChLastUpdated('"x","Last updated: 2023-11-23 04:18:36"\n')).toBeNull();
   });
 });

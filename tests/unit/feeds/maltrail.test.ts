@@ -62,6 +62,7 @@ describe("maltrail static trails (real snapshot, 1.85 M trails)", () => {
     emotet: 0,
   };
   const samples = new Map<string, IocSighting>();
+  const published: string[] = [];
   const wanted: Record<string, (record: IocSighting) => boolean> = {
     emotet: (r) => r.malwareFamily === "emotet" && r.rawValue === "66.210.228.178:443",
     hostPath: (r) => r.malwareFamily === "absent" && r.rawValue === "the.earth.li/~sgtatham/putty/latest/w64/putty.exe",
@@ -71,7 +72,8 @@ describe("maltrail static trails (real snapshot, 1.85 M trails)", () => {
 
   beforeAll(async () => {
     // One pass over the whole archive; only counts and a few records are kept.
-    for await (const result of parseMaltrailTar(open(snapshot("maltrail", "maltrail_trails_static.tar.gz")))) {
+    const onPublished = (at: string) => published.push(at);
+    for await (const result of parseMaltrailTar(open(snapshot("maltrail", "maltrail_trails_static.tar.gz")), { onPublished })) {
       if (!result.ok) {
         summary.rejected += 1;
         if (result.reason === "path-only trail names no host") summary.pathOnly += 1;
@@ -93,6 +95,12 @@ describe("maltrail static trails (real snapshot, 1.85 M trails)", () => {
     expect(summary.pathOnly).toBe(93_715);
     // The rest of the rejections are regexes, wildcards and typos (well under 1 %).
     expect(summary.rejected - summary.pathOnly).toBeLessThan(10_000);
+  });
+
+  it("dates the list by its trail files' times in the archive", () => {
+    // tar -tvzf maltrail_trails_static.tar.gz --full-time | sort -k4,5 | tail -1  -> 2026-08-22 21:01:36 (UTC)
+    expect(published.length).toBeGreaterThan(0);
+    expect(published.reduce((latest, at) => (at > latest ? at : latest))).toBe("2026-08-22T21:01:36.000Z");
   });
 
   it("reads the categories and families", () => {

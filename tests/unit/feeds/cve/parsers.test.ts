@@ -13,6 +13,7 @@ import { parseNvdPage } from "../../../../server/feeds/cve/nvd";
 import { parseTrickestMarkdown } from "../../../../server/feeds/cve/trickest";
 import { loadPipelineConfig, PipelineConfigError } from "../../../../server/pipeline/config";
 import { openFeedFile } from "../../../../server/feeds/toolkit/file";
+import { open, snapshot } from "../paths";
 
 async function collect<T>(results: AsyncIterable<T>): Promise<T[]> {
   const all: T[] = [];
@@ -195,6 +196,19 @@ describe("Trickest, CWE and NVD parsers", () => {
       { id: "CWE-16", name: "Configuration", kind: "category", abstraction: null, status: "Obsolete" },
     ]);
     expect(results.filter((r) => !r.ok)).toHaveLength(1);
+  });
+
+  it("dates the CWE catalogue by its release day, the real snapshot's included", async () => {
+    const days: string[] = [];
+    const xml = `<?xml version="1.0"?><Weakness_Catalog Name="CWE" Version="4.15" Date="2024-07-16"><Weaknesses/></Weakness_Catalog>`;
+    await collect(parseCweXml(text(xml), "cwe.xml", (day) => days.push(day)));
+    expect(days).toEqual(["2024-07-16"]);
+    await collect(parseCweXml(text(xml.replace("2024-07-16", "July 2024")), "cwe.xml", (day) => days.push(day)));
+    expect(days).toEqual(["2024-07-16"]);
+    // zcat cwec_v4.15.xml.gz | head -c 120  -> <Weakness_Catalog Name="CWE" Version="4.15" Date="2024-07-16" …>
+    const snapshotDays: string[] = [];
+    for await (const result of parseCweXml(open(snapshot("mitre-cwe", "cwec_v4.15.xml.gz")), "cwec_v4.15.xml", (day) => snapshotDays.push(day))) void result;
+    expect(snapshotDays).toEqual(["2024-07-16"]);
   });
 
   it("maps an NVD page's sources to cna / cisa-adp / nvd and CPEs to products", () => {
