@@ -33,8 +33,10 @@ export function sourceStatuses(sourceRows: readonly Selectable<SourcesTable>[], 
   return SOURCES.map((source) => {
     const row = rows.get(source.name);
     const newest = row?.newest_record_at ?? null;
-    const basisDate = newest ?? row?.last_success_at ?? null;
-    const basis = newest ? "newest-record" : row?.last_success_at ? "last-success" : "never-imported";
+    const published = row?.published_at ?? null;
+    // The records' own dates first; a list whose records have none is as old as the publisher says it is.
+    const basisDate = newest ?? published ?? row?.last_success_at ?? null;
+    const basis = newest ? "newest-record" : published ? "published" : row?.last_success_at ? "last-success" : "never-imported";
     const ageMs = basisDate ? clock - Date.parse(basisDate) : Number.POSITIVE_INFINITY;
     const detail = parseDetail(row?.last_error_detail ?? null);
     const sourceConfig = config?.sources[source.name];
@@ -71,6 +73,7 @@ export function sourceStatuses(sourceRows: readonly Selectable<SourcesTable>[], 
       records: row?.record_count ?? null,
       freshness: {
         newestRecordAt: newest,
+        publishedAt: published,
         basis,
         staleAfterHours: source.staleAfterHours,
         stale: ageMs > source.staleAfterHours * HOUR_MS,

@@ -25,8 +25,14 @@ export interface SourceStatus {
   freshness: {
     /** Date of the newest record the source delivered (null for feeds without dates). */
     newestRecordAt: string | null;
-    /** What staleness is judged by: the newest record, else the last successful import. */
-    basis: "newest-record" | "last-success" | "never-imported";
+    /**
+     * When the publisher last updated what was imported, as its files say
+     * (abuse.ch's "Last updated" line, Maltrail's archive, the CWE
+     * catalogue's date); null where they do not.
+     */
+    publishedAt: string | null;
+    /** What staleness is judged by: the newest record, else the publisher's date, else the last successful import. */
+    basis: "newest-record" | "published" | "last-success" | "never-imported";
     staleAfterHours: number;
     stale: boolean;
   };

@@ -1,8 +1,9 @@
 import type { SourceStatus } from "../../types/source-status";
+import { DataDate } from "../../ui/common/DataDate";
 import { sourceVerdict, staleOrFailing } from "../../ui/common/source-verdict";
 import { formatCount, formatDay } from "../../util/format";
 
-/** Each feed's last successful import and newest record, with a visible warning when stale or failing. */
+/** Each feed's last successful import and what dates its data, with a visible warning when stale or failing. */
 export function SourceFreshness({ sources }: { sources: SourceStatus[] }) {
   const problems = staleOrFailing(sources);
   return (
@@ -21,7 +22,7 @@ export function SourceFreshness({ sources }: { sources: SourceStatus[] }) {
               <th scope="col">Source</th>
               <th scope="col">State</th>
               <th scope="col">Last successful import</th>
-              <th scope="col">Newest record</th>
+              <th scope="col">Data as of</th>
               <th scope="col" className="numeric">
                 Records
               </th>
@@ -38,7 +39,9 @@ export function SourceFreshness({ sources }: { sources: SourceStatus[] }) {
                     {source.lastError ? <span className="muted small break"> {source.lastError}</span> : null}
                   </td>
                   <td data-label="Last successful import">{source.lastSuccessAt ? formatDay(source.lastSuccessAt) : "never"}</td>
-                  <td data-label="Newest record">{formatDay(source.freshness.newestRecordAt)}</td>
+                  <td data-label="Data as of">
+                    <DataDate source={source} fallback="—" />
+                  </td>
                   <td data-label="Records" className="numeric">
                     {source.records === null ? "—" : formatCount(source.records)}
                   </td>

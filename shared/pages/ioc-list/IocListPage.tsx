@@ -2,6 +2,7 @@ import { Link } from "react-router";
 import { iocListSearch } from "../../ioc-radar/list-vocabulary";
 import { usePageData } from "../../routes/page-data";
 import type { SourceStatus } from "../../types/source-status";
+import { DataDate } from "../../ui/common/DataDate";
 import { sourceVerdict, staleOrFailing } from "../../ui/common/source-verdict";
 import { Chart } from "../../ui/charts/Chart";
 import { Pagination, PastTheEnd } from "../../ui/common/Pagination";
@@ -42,7 +43,8 @@ function Freshness({ sources }: { sources: SourceStatus[] }) {
               <li key={source.name}>
                 <strong>{source.name}</strong> <span className={`pill pill--${tone}`}>{label}</span>: last successful import{" "}
                 {source.lastSuccessAt ? formatDay(source.lastSuccessAt) : "never"}
-                {source.freshness.newestRecordAt ? `, newest record ${formatDay(source.freshness.newestRecordAt)}` : ", no dated records"}
+                {", "}
+                <DataDate source={source} fallback="no dated records" />
                 {source.records !== null ? ` (${formatCount(source.records)} records)` : ""}
                 {source.lastError ? <span className="muted small break"> · {source.lastError}</span> : null}
               </li>

@@ -124,6 +124,21 @@ describe("home page on the snapshot data", () => {
   it("warns that feeds are stale on the snapshot's clock", () => {
     expect(html).toMatch(/role="alert">\d+ sources? (is|are) stale or failing: [^<]*abuse\.ch Feodo Tracker/);
   });
+
+  it("dates lists whose records carry no date by the publisher's own date, and judges their freshness by it", () => {
+    const row = (title: string) => html.slice(html.indexOf(`<td data-label="Source">${title}</td>`)).split("</tr>")[0]!;
+    // The hash list's header says "Last updated: 2023-11-23 04:18:36 UTC": on this clock, long past its 48 h.
+    expect(row("abuse.ch MalwareBazaar")).toContain('<span class="pill pill--warn">stale</span>');
+    expect(row("abuse.ch MalwareBazaar")).toContain('undated records, list of <time class="nowrap" dateTime="2023-11-23">2023-11-23</time>');
+    expect(html).toMatch(/role="alert">\d+ sources? (is|are) stale or failing: [^<]*abuse\.ch MalwareBazaar/);
+    // CWE 4.15 is dated 2024-07-16: within its 400 days.
+    expect(row("MITRE CWE catalogue")).toContain('<span class="pill pill--ok">fresh</span>');
+    expect(row("MITRE CWE catalogue")).toContain('undated records, list of <time class="nowrap" dateTime="2024-07-16">2024-07-16</time>');
+    expect(row("CISA Known Exploited Vulnerabilities")).toContain('newest record <time class="nowrap" dateTime="2025-08-25">2025-08-25</time>');
+    // signature-base's lists say nothing of their date: judged by the last import.
+    expect(row("signature-base IOCs (Florian Roth)")).toContain('<td data-label="Data as of">undated records</td>');
+    expect(row("NVD CVE API 2.0")).toContain('<td data-label="Data as of">—</td>');
+  });
 });
 
 describe("home page before the feeds are imported", () => {

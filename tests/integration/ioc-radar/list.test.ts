@@ -170,9 +170,13 @@ describe("IOC list page", () => {
     expect(html).toContain("Type distribution");
     // On the snapshot's clock (2025-01-24) Feodo Tracker's newest record (2024-04-04) is long past its 48 h: stale, and said so.
     expect(html).toMatch(
-      /feodotracker<\/strong> <span class="pill pill--warn">stale<\/span>: last successful import \d{4}-\d{2}-\d{2}, newest record 2024-04-0\d/,
+      /feodotracker<\/strong> <span class="pill pill--warn">stale<\/span>: last successful import \d{4}-\d{2}-\d{2}, newest record <time class="nowrap" dateTime="2024-04-0\d">2024-04-0\d<\/time>/,
     );
     expect(html).toMatch(/role="alert">Stale or failing: [^<]*feodotracker \(stale\)/);
+    // MalwareBazaar's hash lines carry no date: the list is as old as its header's "Last updated: 2023-11-23".
+    expect(html).toMatch(
+      /malwarebazaar<\/strong> <span class="pill pill--warn">stale<\/span>: last successful import [\d-]+, undated records, list of <time class="nowrap" dateTime="2023-11-23">/,
+    );
     expect(html).toContain("/api/v1/iocs/export.stix.json?source=feodotracker");
     expect(html).toContain("/api/v1/iocs/blocklist.txt?type=ipv4&amp;source=feodotracker");
   });
