@@ -229,6 +229,8 @@ export async function* readWarninglists(ctx: ReadContext): AsyncGenerator<ParseR
       for await (const entry of tarFiles(stream)) {
         const name = TARBALL_LIST.exec(entry.name)?.[1];
         if (name === undefined) continue;
+        // In GitHub's archive, each file's time is the commit's.
+        if (entry.modified !== null) ctx.setPublished(entry.modified.toISOString());
         yield parseWarninglistText(await readText(entry.body), name, `${file.name}:${entry.name}`);
       }
     } else {

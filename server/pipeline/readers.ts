@@ -75,6 +75,8 @@ export async function* readTrickest(ctx: ReadContext): AsyncGenerator<ParseResul
     if (TARBALL.test(file.name)) {
       for await (const entry of tarFiles(await ctx.open(file))) {
         if (!/\/CVE-\d{4}-\d+\.md$/i.test(entry.name)) continue;
+        // Its pages carry no date; in GitHub's archive, each file's time is the commit's.
+        if (entry.modified !== null) ctx.setPublished(entry.modified.toISOString());
         yield parseTrickestMarkdown(entry.name, await readText(entry.body), `${file.name}:${entry.name}`);
       }
     } else if (/\.md$/i.test(file.name)) {

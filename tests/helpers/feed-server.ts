@@ -192,11 +192,13 @@ export function recordingLogger(): { logger: Logger; entries: Array<Record<strin
 /**
  * Writes a gzipped tar of `entries`, the way GitHub serves a repository
  * tarball (`<repo>-<branch>/<path>`): used to put real snapshot files behind
- * a publisher's tarball URL at test time.
+ * a publisher's tarball URL at test time. Every file gets the time `modified`
+ * (GitHub's: the commit's); the default, 0, is an archive without times.
  */
 export async function writeTarGz(
   path: string,
   entries: AsyncIterable<{ name: string; content: Buffer | string }> | Iterable<{ name: string; content: Buffer | string }>,
+  modified = new Date(0),
 ): Promise<number> {
   const pack = tar.pack();
   const written = pipeline(pack, createGzip(), createWriteStream(path));
@@ -204,7 +206,7 @@ export async function writeTarGz(
   for await (const { name, content } of entries) {
     const body = typeof content === "string" ? Buffer.from(content) : content;
     // Respect back-pressure: a large archive is written as it is packed.
-    await new Promise<void>((done, fail) => pack.entry({ name, size: body.length, mtime: new Date(0) }, body, (error) => (error ? fail(error) : done())));
+    await new Promise<void>((done, fail) => pack.entry({ name, size: body.length, mtime: modified }, body, (error) => (error ? fail(error) : done())));
     count += 1;
   }
   pack.finalize();

@@ -168,6 +168,8 @@ describe("a full sync over HTTP from the publishers' paths", () => {
   const CVE_YEARS = Array.from({ length: 18 }, (_, i) => 1999 + i);
   const MALTRAIL_FILES = ["trails/static/malware/emotet.txt", "trails/static/suspicious/onion.txt", "trails/static/mass_scanner_cidr.txt"];
   const MALWAREBAZAAR_MD5_PATH = "/export/txt/md5/recent/";
+  /** The files' time in the GitHub archives served (the commit's, as GitHub writes it). */
+  const COMMIT_TIME = new Date("2026-08-22T21:01:36Z");
   /** The feeds the snapshots have no copy of; every other source is served and synced, in sync order. */
   const WITHOUT_SNAPSHOT: readonly SourceName[] = ["nvd", "threatfox", "urlhaus"];
   const SYNCED = SOURCE_NAMES.filter((name) => !WITHOUT_SNAPSHOT.includes(name));
@@ -266,6 +268,7 @@ describe("a full sync over HTTP from the publishers' paths", () => {
           }
         }
       })(),
+      COMMIT_TIME,
     );
     await writeTarGz(
       file("trickest-main.tar.gz"),
@@ -274,6 +277,7 @@ describe("a full sync over HTTP from the publishers' paths", () => {
           yield { name: `cve-main/${entry.path}`, content: entry.content };
         }
       })(),
+      COMMIT_TIME,
     );
     const lists = snapshot("misp-warninglists", "lists");
     await writeTarGz(
@@ -283,6 +287,7 @@ describe("a full sync over HTTP from the publishers' paths", () => {
           yield { name: `misp-warninglists-main/lists/${name}/list.json`, content: await readFile(join(lists, name, "list.json")) };
         }
       })(),
+      COMMIT_TIME,
     );
     const trails: Array<{ name: string; content: Buffer }> = [];
     for await (const entry of tarFiles(createReadStream(snapshot("maltrail", "maltrail_trails_static.tar.gz")))) {
@@ -292,7 +297,7 @@ describe("a full sync over HTTP from the publishers' paths", () => {
       trails.push({ name: `maltrail-master/${entry.name}`, content: Buffer.concat(chunks) });
     }
     expect(trails).toHaveLength(MALTRAIL_FILES.length);
-    await writeTarGz(file("maltrail-master.tar.gz"), trails);
+    await writeTarGz(file("maltrail-master.tar.gz"), trails, COMMIT_TIME);
     const keys = new Set<string>();
     for await (const result of parseMaltrailTar(createReadStream(file("maltrail-master.tar.gz")))) {
       if (!result.ok) {
@@ -404,6 +409,21 @@ describe("a full sync over HTTP from the publishers' paths", () => {
     const files = await full.db.selectFrom("source_files").selectAll().execute();
     expect(files).toHaveLength(12);
     expect(files.every((f) => f.etag?.startsWith('"') && f.last_modified !== null)).toBe(true);
+  });
+
+  it("records when each publisher last updated what it served, where its files say", async () => {
+    const rows = await full.db.selectFrom("sources").select(["name", "published_at"]).where("published_at", "is not", null).orderBy("name").execute();
+    expect(Object.fromEntries(rows.map((row) => [row.name, row.published_at]))).toEqual({
+      // The "# Last updated:" header lines.
+      feodotracker: "2024-04-04T07:03:03.000Z",
+      malwarebazaar: "2023-11-23T04:18:36.000Z",
+      // The files' time in GitHub's archives. cvelistV5's records carry their own dates.
+      maltrail: COMMIT_TIME.toISOString(),
+      "misp-warninglists": COMMIT_TIME.toISOString(),
+      "trickest-poc": COMMIT_TIME.toISOString(),
+      // <Weakness_Catalog … Date="2024-07-16">, inside MITRE's ZIP.
+      "mitre-cwe": "2024-07-16",
+    });
   });
 
   it("asks every publisher again conditionally: each answers 304 and nothing changes", async () => {
