@@ -84,7 +84,9 @@ function removeStale(dir: string): void {
   for (const name of readdirSync(dir)) {
     const file = join(dir, name);
     const building = /\.building-(\d+)$/.exec(name);
-    const abandoned = building ? !isAlive(Number(building[1])) : Date.now() - statSync(file).mtimeMs > STALE_AFTER_MS;
+    // statSync without throwing: another run's setup may remove a file between the listing and here.
+    const changed = statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? Date.now();
+    const abandoned = building ? !isAlive(Number(building[1])) : Date.now() - changed > STALE_AFTER_MS;
     if (abandoned) rmSync(file, { force: true });
   }
 }
