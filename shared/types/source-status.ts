@@ -27,8 +27,8 @@ export interface SourceStatus {
     newestRecordAt: string | null;
     /**
      * When the publisher last updated what was imported, as its files say
-     * (abuse.ch's "Last updated" line, Maltrail's archive, the CWE
-     * catalogue's date); null where they do not.
+     * (abuse.ch's "Last updated" line, the files' time in a GitHub archive,
+     * the CWE catalogue's date); null where they do not.
      */
     publishedAt: string | null;
     /** What staleness is judged by: the newest record, else the publisher's date, else the last successful import. */
