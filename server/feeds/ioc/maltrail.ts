@@ -14,6 +14,12 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 // Categories whose file names are families or toolkits (emotet, cobaltstrike,
 // ek_rig); the others name a kind of activity (onion, mass_scanner).
 const FAMILY_CATEGORIES = new Set(["malware", "malicious"]);
+/**
+ * Maltrail splits a large file in parts (`interlock-1.txt`, `interlock-2.txt`),
+ * each saying `# Note: Continuation of /malware/interlock.txt trail` in its
+ * header: the parts' trails are the first file's family.
+ */
+const CONTINUATION = /^(?:note:\s*)?continuation of\s+(\S+)/i;
 const URL_ONLY: readonly IndicatorType[] = ["url"];
 
 interface TrailFile {
@@ -35,7 +41,9 @@ export function trailFileOf(path: string): TrailFile | null {
  * CIDRs, full URLs, or scheme-less "host/path" trails, which maltrail matches
  * against HTTP requests and are therefore stored as http:// URLs. Path-only
  * trails ("/gate.php") and regex trails name no host and are rejected.
- * `# Reference:` and `# Aliases:` comments apply to the trails below them.
+ * `# Reference:` and `# Aliases:` comments apply to the trails below them; a
+ * `Continuation of <file>` note before the first trail names the file whose
+ * family (or tag) they carry.
  */
 export async function* parseMaltrailFile(
   input: FeedInput,
@@ -43,10 +51,12 @@ export async function* parseMaltrailFile(
   options: ParserOptions = {},
 ): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
-  const family = FAMILY_CATEGORIES.has(file.category) ? file.name : null;
+  let name = file.name;
+  let family = FAMILY_CATEGORIES.has(file.category) ? name : null;
   let aliases: string[] = [];
   let references: string[] = [];
   let trailsSinceComment = false;
+  let trails = 0;
   for await (const lines of readLines(input))
     for (const { number, text } of lines) {
       const location = `${file.path}:${number}`;
@@ -68,10 +78,18 @@ export async function* parseMaltrailFile(
           if (url !== undefined) references.push(url);
         } else if (/^aliases:/i.test(comment)) {
           aliases = splitTags(comment.replace(/^aliases:\s*/i, ""));
+        } else if (trails === 0 && name === file.name) {
+          // The first note names the first file: cobaltstrike-2.txt continues cobaltstrike.txt, then cobaltstrike-1.txt.
+          const first = continuedFile(comment);
+          if (first !== null) {
+            name = first;
+            if (family !== null) family = first;
+          }
         }
         continue;
       }
       trailsSinceComment = true;
+      trails += 1;
       const comment = line.search(INLINE_COMMENT);
       const raw = comment < 0 ? line : line.slice(0, comment).trimEnd();
       if (raw.startsWith("/")) {
@@ -89,11 +107,19 @@ export async function* parseMaltrailFile(
         threatType: file.category,
         malwareFamily: family,
         // A family's aliases name the family, not each trail (they become the family's aliases).
-        tags: family === null ? [file.name, ...aliases] : [],
+        tags: family === null ? [name, ...aliases] : [],
         aliases: family === null ? [] : aliases,
         reference: references[0] ?? null,
       });
     }
+}
+
+/** The name of the file a "Continuation of /malware/interlock.txt, …" note continues ("interlock"), or null. */
+function continuedFile(comment: string): string | null {
+  const path = CONTINUATION.exec(comment)?.[1]?.replace(/,$/, "");
+  if (path === undefined || !path.endsWith(".txt")) return null;
+  const base = path.slice(path.lastIndexOf("/") + 1, -".txt".length);
+  return base === "" ? null : base;
 }
 
 /**
