@@ -291,10 +291,12 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
       insert into ${s("delisted")} select st.indicator_id, st.variant from ${t.sightings} st
       where st.source = ${ctx.source} and st.delisted_at is null and st.indicator_id <= ${maxId}
         and not exists (select 1 from ${s("mapped")} m where m.indicator_id = st.indicator_id and m.variant = st.variant)`);
+    // Driven from the delisted rows, each found by the sightings' key. Tested row by row instead, every sighting of
+    // the source scanned the unindexed list: maltrail's 1.75 M sightings against 222,896 delisted ran for over 18
+    // minutes without an end, and a few hundred delisted cost minutes.
     await run(sql`
       update ${t.sightings} set delisted_at = ${ctx.stamp}
-      where source = ${ctx.source} and delisted_at is null
-        and exists (select 1 from ${s("delisted")} d where d.indicator_id = ${t.sightings}.indicator_id and d.variant = ${t.sightings}.variant)`);
+      where delisted_at is null and (indicator_id, source, variant) in (select d.indicator_id, ${ctx.source}, d.variant from ${s("delisted")} d)`);
     ctx.counts.removed = Number((await sql<{ n: number }>`select count(*) as n from ${s("delisted")}`.execute(db)).rows[0]?.n ?? 0);
   }
 
