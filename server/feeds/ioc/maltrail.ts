@@ -51,12 +51,13 @@ export async function* parseMaltrailFile(
   options: ParserOptions = {},
 ): AsyncGenerator<ParseResult<IocSighting>> {
   const source = options.source ?? DEFAULT_SOURCE;
+  const familyFile = FAMILY_CATEGORIES.has(file.category);
+  // The file's name, or the first file's when this one continues it.
   let name = file.name;
-  let family = FAMILY_CATEGORIES.has(file.category) ? name : null;
   let aliases: string[] = [];
   let references: string[] = [];
   let trailsSinceComment = false;
-  let trails = 0;
+  let sawTrail = false;
   for await (const lines of readLines(input))
     for (const { number, text } of lines) {
       const location = `${file.path}:${number}`;
@@ -78,18 +79,14 @@ export async function* parseMaltrailFile(
           if (url !== undefined) references.push(url);
         } else if (/^aliases:/i.test(comment)) {
           aliases = splitTags(comment.replace(/^aliases:\s*/i, ""));
-        } else if (trails === 0 && name === file.name) {
+        } else if (!sawTrail && name === file.name) {
           // The first note names the first file: cobaltstrike-2.txt continues cobaltstrike.txt, then cobaltstrike-1.txt.
-          const first = continuedFile(comment);
-          if (first !== null) {
-            name = first;
-            if (family !== null) family = first;
-          }
+          name = continuedFile(comment) ?? name;
         }
         continue;
       }
       trailsSinceComment = true;
-      trails += 1;
+      sawTrail = true;
       const comment = line.search(INLINE_COMMENT);
       const raw = comment < 0 ? line : line.slice(0, comment).trimEnd();
       if (raw.startsWith("/")) {
@@ -105,10 +102,10 @@ export async function* parseMaltrailFile(
       yield sighting(source, raw, value, {
         location,
         threatType: file.category,
-        malwareFamily: family,
+        malwareFamily: familyFile ? name : null,
         // A family's aliases name the family, not each trail (they become the family's aliases).
-        tags: family === null ? [name, ...aliases] : [],
-        aliases: family === null ? [] : aliases,
+        tags: familyFile ? [] : [name, ...aliases],
+        aliases: familyFile ? aliases : [],
         reference: references[0] ?? null,
       });
     }
