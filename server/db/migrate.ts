@@ -21,6 +21,7 @@ import * as m0018 from "./migrations/0018-sources-notify";
 import * as m0019 from "./migrations/0019-warninglist-matcher";
 import * as m0020 from "./migrations/0020-suggestion-indexes";
 import * as m0021 from "./migrations/0021-sources-published-at";
+import * as m0022 from "./migrations/0022-stats-key-indexes";
 
 /**
  * Migrations are listed here rather than discovered on disk so that they work
@@ -48,6 +49,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0019-warninglist-matcher": m0019,
   "0020-suggestion-indexes": m0020,
   "0021-sources-published-at": m0021,
+  "0022-stats-key-indexes": m0022,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

@@ -48,7 +48,9 @@ export async function refillCounts(db: Kysely<any>, counts: CountsTable, from: R
  * summed here by key. Keys already counted move, missing keys with a
  * positive sum are added, and keys whose count reaches 0 go, so the table
  * ends as a recount from scratch would leave it. A small change thus costs a
- * group over the items it touched instead of one over all of them.
+ * group over the items it touched instead of one over all of them, provided
+ * the table has an index on its whole key: each changed key is looked up in
+ * it, and without one SQLite reads the table once per new key.
  */
 export async function addSignedCounts(db: Kysely<any>, counts: CountsTable, deltas: RawBuilder<unknown>): Promise<void> {
   const table = sql.table(counts.table);
