@@ -79,6 +79,7 @@ export default defineConfig(({ isSsrBuild }) => ({
           // PostgreSQL's own plans (SQLite's are held by query-plans.test.ts): integration-pg only.
           exclude: [...configDefaults.exclude, "tests/integration/parity/**", "tests/integration/**/postgres-plans.test.ts"],
           globalSetup: ["tests/integration/setup/snapshot-database.ts"],
+          setupFiles: ["tests/integration/setup/statement-plans.ts"],
           testTimeout: 120_000,
           hookTimeout: 300_000,
         },

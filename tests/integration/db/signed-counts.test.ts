@@ -15,6 +15,8 @@ beforeEach(async () => {
   db = await createTestDatabase();
   await sql`create table items (id integer primary key, kind text not null, family text)`.execute(db.db);
   await sql`create table item_counts (kind text not null, family text, count integer not null)`.execute(db.db);
+  // As addSignedCounts() requires: each changed key is looked up in the table.
+  await sql`create index item_counts_key_idx on item_counts (kind, family)`.execute(db.db);
   await sql`create table changes (kind text not null, family text, n integer not null)`.execute(db.db);
 });
 
