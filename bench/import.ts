@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import pino from "pino";
 import { sizeReport } from "./db-size";
 import { startServingLoad, REQUESTS_PER_SECOND, SERVING_PATHS, type ServingFigures } from "./import-serving";
-import { readBuildId, startProductionServer } from "./load/servers";
+import { hasProductionBuild, readBuildId, startProductionServer } from "./load/servers";
 import { migrateToLatest } from "../server/db/migrate";
 import { databaseTarget, describeTarget, openDatabase, type DatabaseTarget } from "../server/db/target";
 import { loadPipelineConfig } from "../server/pipeline/config";
@@ -138,15 +138,6 @@ async function rawParse(name: string): Promise<RawMeasurement> {
  */
 const IDLE_SECONDS = 30;
 const WARM_UP_SECONDS = 10;
-
-function hasBuild(): boolean {
-  try {
-    readBuildId();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** One source's import into the shared database, as `npm run sync` does it: an import store and syncSources. */
 async function importOne(name: string, target: DatabaseTarget, priority: string | null): Promise<ImportMeasurement> {
@@ -303,7 +294,9 @@ async function openAdapterRun(adapter: Adapter): Promise<AdapterRun> {
 }
 
 async function runBenchmark(names: readonly string[], adapters: readonly Adapter[]): Promise<void> {
-  const serveSource = values.serve === "none" || !hasBuild() ? null : (values.serve ?? "maltrail");
+  // A build older than the sources stops the run here, not minutes later when the server starts on the new schema.
+  if (values.serve !== "none" && hasProductionBuild()) readBuildId();
+  const serveSource = values.serve === "none" || !hasProductionBuild() ? null : (values.serve ?? "maltrail");
   const runs: AdapterRun[] = [];
   const ceilingMs = new Map<string, number>();
   const readerMs = new Map<string, number>();

@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { freeLoopbackPort, startChildServer, type ChildServer } from "./child-server";
 import { SERVER_NODE_FLAGS } from "../../server/runtime/server-heap";
 
@@ -24,11 +24,28 @@ export function productionServerCommand(): [string, ...string[]] {
   return [process.execPath, ...SERVER_NODE_FLAGS, "dist/server/index.js"];
 }
 
-/** The build id the production build embeds in every page and payload URL; throws when there is no build. */
-export function readBuildId(): string {
-  if (!existsSync(CLIENT_BUILD_INFO) || !existsSync(SERVER_BUILD)) {
-    throw new Error("No production build in dist/: run `npm run build` first.");
+/** Whether `npm run build` has written a production build into dist/ (current or not). */
+export function hasProductionBuild(): boolean {
+  return existsSync(CLIENT_BUILD_INFO) && existsSync(SERVER_BUILD);
+}
+
+/** A source file edited since the build, if any: a benchmark would measure old code (or fail on a migration it lacks). */
+function sourceNewerThanBuild(): string | null {
+  const built = statSync(join(SERVER_BUILD, "index.js")).mtimeMs;
+  for (const folder of ["server", "shared", "client"]) {
+    for (const entry of readdirSync(join(PROJECT_ROOT, folder), { recursive: true, withFileTypes: true })) {
+      const path = join(entry.parentPath, entry.name);
+      if (entry.isFile() && statSync(path).mtimeMs > built) return relative(PROJECT_ROOT, path);
+    }
   }
+  return null;
+}
+
+/** The build id the production build embeds in every page and payload URL; throws when there is no build, or an older one than the sources. */
+export function readBuildId(): string {
+  if (!hasProductionBuild()) throw new Error("No production build in dist/: run `npm run build` first.");
+  const edited = sourceNewerThanBuild();
+  if (edited) throw new Error(`The production build in dist/ is older than ${edited}: run \`npm run build\` first.`);
   return (JSON.parse(readFileSync(CLIENT_BUILD_INFO, "utf8")) as { id: string }).id;
 }
 
