@@ -237,8 +237,10 @@ export interface CveStatsTable {
 /** Indicators counted by type, threat type, family and last-seen day (server/ioc/stats-table.ts). */
 export interface IndicatorStatsTable {
   type: string;
-  threat_type: string | null;
-  malware_family: string | null;
+  /** '' when no sighting names one (migration 0022). */
+  threat_type: string;
+  /** '' when no sighting names one (migration 0022). */
+  malware_family: string;
   /** The publishers' last-seen day, YYYY-MM-DD; '' for undated listings. */
   day: string;
   count: number;

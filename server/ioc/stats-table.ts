@@ -6,8 +6,9 @@ import type { FilterContext } from "./filters";
 
 /**
  * `indicator_stats`: how many indicators share each type, threat type,
- * malware family and publishers' last-seen day ('' when undated), about
- * 20,000 rows for 1.7 M indicators; `indicator_source_stats`: the same per
+ * malware family and publishers' last-seen day ('' where there is none: no
+ * sighting names one, or none is dated), about 20,000 rows for 1.7 M
+ * indicators; `indicator_source_stats`: the same per
  * source, an indicator counted once under each source with a sighting of it.
  * The chart statistics and the counts of the unfiltered list, and of lists
  * filtered by source and these columns, are sums over them: a few
@@ -25,9 +26,11 @@ const INDICATOR_STATS: CountsTable = {
   table: "indicator_stats",
   key: [
     { column: "type" },
-    // Null when no sighting names one.
-    { column: "threat_type", nullable: true },
-    { column: "malware_family", nullable: true },
+    // '' rather than null when no sighting names one: a merge finds each changed key by `=`, which SQLite looks up
+    // in the key's index and PostgreSQL hashes. `is not distinct from` PostgreSQL can neither hash nor merge on: moving
+    // 10,000 keys of `indicator_source_stats` filtered 71 M pairs (10.6 s) on the full import.
+    { column: "threat_type", of: sql`coalesce(threat_type, '')` },
+    { column: "malware_family", of: sql`coalesce(malware_family, '')` },
     // The day of its last sighting, '' when undated.
     { column: "day", of: sql`coalesce(substr(last_seen, 1, 10), '')` },
   ],
@@ -101,10 +104,7 @@ export function statsRows(db: Kysely<Database>, params: IocListParams, context: 
       const conditions: Array<Expression<SqlBool>> = [];
       if (params.type && params.type.length > 0) conditions.push(eb("stats.type", "in", params.type));
       if (params.threat_type) conditions.push(eb("stats.threat_type", "=", params.threat_type));
-      if (params.malware) {
-        conditions.push(eb("stats.malware_family", "is not", null));
-        conditions.push(eb(sql`lower(stats.malware_family)`, "in", [...context.malwareKeys]));
-      }
+      if (params.malware) conditions.push(eb(sql`lower(stats.malware_family)`, "in", [...context.malwareKeys]));
       return eb.and(conditions);
     });
 }

@@ -97,7 +97,7 @@ export async function statsFromTable(db: Kysely<Database>, params: IocListParams
       .groupBy("stats.type")
       .execute(),
     filtered()
-      .where("stats.malware_family", "is not", null)
+      .where("stats.malware_family", "!=", "")
       .select(["stats.malware_family", total.as("count")])
       .groupBy("stats.malware_family")
       .orderBy("count", "desc")
