@@ -9,7 +9,10 @@ export interface CountsTable {
   /**
    * The key's columns. A nullable one is compared with `is not distinct from`
    * (null is a key like any other); the others with `=`, which SQLite and
-   * PostgreSQL can look up through an index and join on.
+   * PostgreSQL can look up through an index and join on. PostgreSQL can
+   * neither hash nor merge on the former, so a table whose merges move many
+   * keys stores '' for none instead (`indicator_stats`); `cve_stats` keeps a
+   * nullable vendor, its merges moving a few hundred keys.
    */
   readonly key: ReadonlyArray<CountsKeyColumn>;
   readonly count: string;
