@@ -43,7 +43,9 @@ const EXECUTORS = ["run", "get", "all", "iterate"] as const;
 export function watchStatementPlans() {
   const planned = new Map<string, string[]>();
   const correlated: PlannedStatement[] = [];
-  const prototype = Object.getPrototypeOf(new SQLite(":memory:").prepare("select 1")) as Record<(typeof EXECUTORS)[number], Execute>;
+  const probe = new SQLite(":memory:");
+  const prototype = Object.getPrototypeOf(probe.prepare("select 1")) as Record<(typeof EXECUTORS)[number], Execute>;
+  probe.close();
   const originals = EXECUTORS.map((name) => [name, prototype[name]] as const);
   const plan = (statement: SQLite.Statement, args: unknown[]) => {
     const text = statement.source.replace(/\s+/g, " ").trim();
@@ -52,13 +54,11 @@ export function watchStatementPlans() {
     try {
       rows = statement.database.prepare(`explain query plan ${statement.source}`).all(...args) as PlanRow[];
     } catch {
-      return; // Not plannable on its own (e.g. it names a table an earlier statement of the same batch creates).
+      return; // A statement EXPLAIN refuses: there is no plan to check.
     }
-    planned.set(
-      text,
-      rows.map((row) => row.detail),
-    );
-    if (correlatedScans(rows).length > 0) correlated.push({ sql: text, plan: rows.map((row) => row.detail) });
+    const details = rows.map((row) => row.detail);
+    planned.set(text, details);
+    if (correlatedScans(rows).length > 0) correlated.push({ sql: text, plan: details });
   };
   for (const [name, original] of originals) {
     prototype[name] = function (this: SQLite.Statement, ...args: unknown[]) {

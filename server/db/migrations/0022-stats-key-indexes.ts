@@ -7,7 +7,7 @@ import { sql, type Kysely } from "kysely";
  * `indicator_source_stats` one on `source` alone, so SQLite tested every new
  * key against the whole table, or against all of a source's rows: on the
  * full snapshot import, 5,000 new keys took 9.5 s and 13.1 s; with these
- * indexes, 18 ms and 21 ms. A threat type or family that no sighting names
+ * indexes, 20–60 ms. A threat type or family that no sighting names
  * becomes '' instead of null, as an undated day already was: the keys are
  * then compared with `=`, which PostgreSQL hashes (matched with
  * `is not distinct from`, the same merge took 0.5–10.6 s there). The count
