@@ -79,14 +79,13 @@ export async function saveRecordHashes(db: Kysely<Database>, source: string): Pr
 export async function withdrawnKeys(db: Kysely<Database>, ctx: MergeContext): Promise<string[]> {
   // A set difference, sorted or hashed once: tested one stored key at a time, the staged keys (unindexed) were read whole for each.
   const absent = sql`select record_key from source_records where source = ${ctx.source} except select record_key from ${staged}`;
-  const rows = await sql<{ record_key: string }>`${absent}`.execute(db);
-  const gone = rows.rows.map((row) => row.record_key);
-  if (gone.length === 0) return [];
   if (!ctx.absenceMeansWithdrawn) {
-    ctx.logger.warn({ absent: gone.length }, "more records than usual were rejected, so entries absent from this feed are kept");
+    const kept = Number((await sql<{ n: number }>`select count(*) as n from (${absent}) a`.execute(db)).rows[0]?.n ?? 0);
+    if (kept > 0) ctx.logger.warn({ absent: kept }, "more records than usual were rejected, so entries absent from this feed are kept");
     return [];
   }
-  await sql`delete from source_records where source = ${ctx.source} and record_key in (${absent})`.execute(db);
-  ctx.counts.removed = gone.length;
-  return gone;
+  const { rows } = await sql<{ record_key: string }>`
+    delete from source_records where source = ${ctx.source} and record_key in (${absent}) returning record_key`.execute(db);
+  ctx.counts.removed = rows.length;
+  return rows.map((row) => row.record_key);
 }
