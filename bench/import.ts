@@ -294,9 +294,9 @@ async function openAdapterRun(adapter: Adapter): Promise<AdapterRun> {
 }
 
 async function runBenchmark(names: readonly string[], adapters: readonly Adapter[]): Promise<void> {
-  // A build older than the sources stops the run here, not minutes later when the server starts on the new schema.
-  if (values.serve !== "none" && hasProductionBuild()) readBuildId();
   const serveSource = values.serve === "none" || !hasProductionBuild() ? null : (values.serve ?? "maltrail");
+  // A build older than the sources stops the run here, not minutes later when the server starts on the new schema.
+  if (serveSource) readBuildId();
   const runs: AdapterRun[] = [];
   const ceilingMs = new Map<string, number>();
   const readerMs = new Map<string, number>();
