@@ -22,6 +22,7 @@ import * as m0019 from "./migrations/0019-warninglist-matcher";
 import * as m0020 from "./migrations/0020-suggestion-indexes";
 import * as m0021 from "./migrations/0021-sources-published-at";
 import * as m0022 from "./migrations/0022-stats-key-indexes";
+import * as m0023 from "./migrations/0023-cve-search-documents";
 
 /**
  * Migrations are listed here rather than discovered on disk so that they work
@@ -50,6 +51,7 @@ export const MIGRATIONS: Readonly<Record<string, Migration>> = {
   "0020-suggestion-indexes": m0020,
   "0021-sources-published-at": m0021,
   "0022-stats-key-indexes": m0022,
+  "0023-cve-search-documents": m0023,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => ({ ...MIGRATIONS }) };

@@ -35,10 +35,11 @@ export function toTsQuery(text: string): string | null {
  * anything but letters and digits (as FTS5's unicode61 splits it; the default
  * parser would keep "foo.example.com" or "CVE-2024-3400" whole). The regex
  * runs under ICU's root collation so that [:alnum:] knows letters beyond
- * ASCII even though the columns are collated "C". The GIN index is on this
- * very expression, so the queries must spell it the same.
+ * ASCII even though the columns are collated "C". `prefix` names the row
+ * (`cves.`, or a trigger's `new.`): the documents are stored in `cve_search`
+ * (migration 0023), written by triggers when a CVE's text is.
  */
-const CVE_SEARCH_TEXT = (prefix: string) =>
+export const cveSearchDocument = (prefix: string) =>
   `to_tsvector('simple'::regconfig, regexp_replace((${["id", "title", "description", "vendor", "product"]
     .map((column) => `coalesce(${prefix}${column}, '')`)
     .join(" || ' ' || ")}) collate "und-x-icu", '[^[:alnum:]]+', ' ', 'g'))`;
@@ -51,10 +52,10 @@ function escapeLike(text: string): string {
 export const postgresDialect: SqlDialect = {
   name: "postgres",
 
-  cveTextMatch(text, _seq: Expression<unknown>) {
+  cveTextMatch(text, seq) {
     const query = toTsQuery(text);
     if (query === null) return null;
-    return sql<SqlBool>`${sql.raw(CVE_SEARCH_TEXT("cves."))} @@ to_tsquery('simple'::regconfig, ${query})`;
+    return sql<SqlBool>`${seq} in (select seq from cve_search where document @@ to_tsquery('simple'::regconfig, ${query}))`;
   },
 
   /** pg_trgm's GIN index answers LIKE '%…%' on lower(value); the rows it finds are rechecked by PostgreSQL itself. */
@@ -85,8 +86,9 @@ export const postgresDialect: SqlDialect = {
 
   jsonArrayRows: (json, alias) => sql`json_array_elements(cast(${json} as json)) as ${sql.id(alias)}(value)`,
 
+  /** Migration 0007's index on the expression itself; migration 0023 replaces it with `cve_search`. */
   async createCveSearchIndex(db) {
-    await sql.raw(`create index cves_search_idx on cves using gin (${CVE_SEARCH_TEXT("")})`).execute(db);
+    await sql.raw(`create index cves_search_idx on cves using gin (${cveSearchDocument("")})`).execute(db);
   },
 
   async createValueSearchIndex(db, table) {
