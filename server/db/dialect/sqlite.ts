@@ -104,6 +104,13 @@ export const sqliteDialect: SqlDialect = {
     await sql`pragma optimize`.execute(db);
   },
 
+  staleTables: async () => [],
+
+  // `pragma optimize` analyzes the tables whose statistics the connection's queries showed to be stale.
+  async analyzeStale(db) {
+    await sql`pragma optimize`.execute(db);
+  },
+
   // better-sqlite3 bundles its own SQLite, FTS5 included.
   async assertUsable() {},
 };

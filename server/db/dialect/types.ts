@@ -108,8 +108,16 @@ export interface SqlDialect {
    * the table as it was (empty, on a first import). SQLite plans by its indexes.
    */
   analyzeTable(db: Kysely<any>, table: string): Promise<void>;
-  /** Refreshes the planner's statistics after an import changed much. */
+  /** Refreshes the planner's statistics of every table (after migrations, which may add expression indexes). */
   analyze(db: Kysely<any>): Promise<void>;
+  /**
+   * Inside an import's transaction, once its writes are done: the tables
+   * whose statistics those writes make stale. PostgreSQL only; SQLite's
+   * `pragma optimize` finds them itself (analyzeStale).
+   */
+  staleTables(trx: Kysely<any>): Promise<string[]>;
+  /** After an import's commit: refreshes the statistics of `tables` (from staleTables), and only theirs. */
+  analyzeStale(db: Kysely<any>, tables: readonly string[]): Promise<void>;
   /**
    * Throws, naming what to change, when the database cannot hold the schema
    * (checked before migrating, so a wrong server fails at start-up with a

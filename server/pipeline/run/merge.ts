@@ -24,7 +24,8 @@ export interface MergeInput<R> {
 /**
  * Lets the importer merge the staged records into the served tables, in one
  * transaction that also publishes the run's outcome, so readers see both at
- * once; then refreshes the planner's statistics.
+ * once; then refreshes the planner's statistics of the tables it changed
+ * enough to move them.
  */
 export async function mergeAndPublish<R>(input: MergeInput<R>): Promise<{ counts: ImportCounts; recordCount: number }> {
   const { store, importer, source, now, signal, records, state } = input;
@@ -32,6 +33,7 @@ export async function mergeAndPublish<R>(input: MergeInput<R>): Promise<{ counts
   counts.rejected = input.rejected;
   let recordCount = 0;
   let committed = false;
+  let stale: string[] = [];
   const mergeCtx: MergeContext = {
     source,
     now,
@@ -46,6 +48,7 @@ export async function mergeAndPublish<R>(input: MergeInput<R>): Promise<{ counts
       committed = true;
       await store.db.transaction().execute(async (trx) => {
         await work(trx);
+        stale = await store.dialect.staleTables(trx);
         signal.throwIfAborted();
         recordCount = await importer.countRecords(trx, source);
         await publish(trx, {
@@ -67,6 +70,6 @@ export async function mergeAndPublish<R>(input: MergeInput<R>): Promise<{ counts
   };
   await importer.merge(mergeCtx);
   if (!committed) throw new Error(`the ${source} importer's merge did not commit`);
-  await store.dialect.analyze(store.db);
+  await store.dialect.analyzeStale(store.db, stale);
   return { counts, recordCount };
 }
