@@ -215,8 +215,14 @@ export interface PriorityColumns {
  * are read in id order, a bounded batch at a time; the moved scores are
  * collected in a temporary table (one statement per batch) and written to
  * `cves` by one set update at the end.
+ *
+ * With `withEpss`, every rescored CVE's EPSS columns come from
+ * `staging.epss_now` and are written by that same update, with its
+ * priority computed from them: PostgreSQL writes a new version of each row
+ * it updates, with an entry in each of the indexes of `cves`, so two
+ * updates of the same 170,000 CVEs cost twice.
  */
-async function refreshPriorities(trx: Kysely<Database>, scope: Scope | "rescore", now: Date): Promise<number> {
+async function refreshPriorities(trx: Kysely<Database>, scope: Scope | "rescore", now: Date, withEpss = false): Promise<number> {
   if (scope === "touched") {
     // Walked as a keyed set, as the rescore set is: tested with `in (select … touched)`, each batch's query
     // built the touched ids' lookup index anew (Trickest: 34 batches over 167,093 ids, 3.3 of its 14 s).
@@ -229,21 +235,22 @@ async function refreshPriorities(trx: Kysely<Database>, scope: Scope | "rescore"
   for (;;) {
     const query = trx
       .selectFrom("cves")
+      // Qualified: the EPSS rescore joins staging.epss_now, which has an `epss` column too.
       .select([
         "cves.id",
-        "state",
-        "kev",
-        "kev_date_added",
-        "kev_ransomware",
-        "epss",
-        "epss_percentile",
-        "epss_date",
-        "exploit_count",
-        "cvss_score",
-        "cvss_version",
-        "cvss_source",
-        "date_published",
-        "priority_score",
+        "cves.state",
+        "cves.kev",
+        "cves.kev_date_added",
+        "cves.kev_ransomware",
+        "cves.epss",
+        "cves.epss_percentile",
+        "cves.epss_date",
+        "cves.exploit_count",
+        "cves.cvss_score",
+        "cves.cvss_version",
+        "cves.cvss_source",
+        "cves.date_published",
+        "cves.priority_score",
       ])
       .where("cves.id", ">", after)
       .orderBy("cves.id")
@@ -256,19 +263,39 @@ async function refreshPriorities(trx: Kysely<Database>, scope: Scope | "rescore"
             // Said of both sides: PostgreSQL carries equalities across a join, not ranges, and would walk the set from its start each batch.
             .where("r.id", ">", after)
         : query.where((eb) => inScope(scope, eb.ref("cves.id")))
-    ).execute();
+    )
+      .$if(withEpss, (qb) =>
+        qb
+          .innerJoin(sql<{ id: string; epss: number | null; percentile: number | null; score_date: string | null }>`${epssNow}`.as("n"), (join) =>
+            join.onRef("n.id", "=", "cves.id"),
+          )
+          .where("n.id", ">", after)
+          .select(["n.epss as next_epss", "n.percentile as next_percentile", "n.score_date as next_epss_date"]),
+      )
+      .execute();
     const last = rows.at(-1);
     if (!last) break;
     after = last.id;
     const changed: Array<[string, number]> = [];
     for (const row of rows) {
-      const score = priorityOf(row, now);
-      if (score !== row.priority_score) changed.push([row.id, score]);
+      const evidence = withEpss
+        ? { ...row, epss: row.next_epss ?? null, epss_percentile: row.next_percentile ?? null, epss_date: row.next_epss_date ?? null }
+        : row;
+      const score = priorityOf(evidence, now);
+      if (score !== row.priority_score) moved += 1;
+      // Each rescored CVE's EPSS moved: its row is written whether or not its priority did.
+      if (withEpss || score !== row.priority_score) changed.push([row.id, score]);
     }
     await collectPriorities(trx, changed);
-    moved += changed.length;
   }
-  if (moved > 0) await sql`update cves set priority_score = m.score from ${movedPriorities} m where m.id = cves.id`.execute(trx);
+  if (withEpss) {
+    await sql`
+      update cves set epss = n.epss, epss_percentile = n.percentile, epss_date = n.score_date, epss_7d_ago = n.week_ago, priority_score = m.score
+      from ${epssNow} n join ${movedPriorities} m on m.id = n.id
+      where n.id = cves.id`.execute(trx);
+  } else if (moved > 0) {
+    await sql`update cves set priority_score = m.score from ${movedPriorities} m where m.id = cves.id`.execute(trx);
+  }
   await sql`drop table ${movedPriorities}`.execute(trx);
   return moved;
 }
@@ -365,11 +392,7 @@ export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Prom
       where c.epss is distinct from n.epss or c.epss_percentile is distinct from n.percentile
         or c.epss_date is distinct from n.score_date or c.epss_7d_ago is distinct from n.week_ago`,
   );
-  await run(sql`
-    update cves set epss = n.epss, epss_percentile = n.percentile, epss_date = n.score_date, epss_7d_ago = n.week_ago
-    from ${epssNow} n join ${rescore} r on r.id = n.id
-    where n.id = cves.id`);
-  const rescored = await refreshPriorities(trx, "rescore", now);
+  const rescored = await refreshPriorities(trx, "rescore", now, true);
   // EPSS writes no CWE rows, and a CVE it is first to name (below) has none: only the rescored move.
   await refreshCwePriorities(trx, sql<SqlBool>`cve_cwes.cve_id in (select id from ${rescore})`);
   const added = await insertEpssOnlyCves(trx, now);
