@@ -111,7 +111,7 @@ export const postgresDialect: SqlDialect = {
    * The tables this transaction wrote whose rows changed since their last
    * analyze by more than autovacuum's own threshold (50 rows and 10 %), as
    * its counts will stand once the transaction commits. A whole-database
-   * ANALYZE after every import took 3–7 s on the full import's CVE tables
+   * ANALYZE after every import took 2.3–5.7 s on the full import's CVE tables
    * alone, for an hourly import that changed a few hundred rows as for a
    * first one; autovacuum still refreshes what this leaves.
    *
