@@ -4,6 +4,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import { freePort } from "./server-process";
 
@@ -196,4 +197,26 @@ export function testPool(url: string, max: number): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max });
   pool.on("error", () => undefined);
   return pool;
+}
+
+export interface TestPostgres {
+  /** Two connections to the cluster's fresh database. */
+  db: Kysely<any>;
+  /** Closes the connections, drops the database and stops the cluster. */
+  stop(): Promise<void>;
+}
+
+/** A throw-away cluster with one fresh database, for a test that needs nothing else of it. */
+export async function startPostgresDatabase(): Promise<TestPostgres> {
+  const cluster = await startPostgresCluster();
+  const database = await createPostgresDatabase(cluster.url);
+  const db = new Kysely<any>({ dialect: new PostgresDialect({ pool: testPool(database.url, 2) }) });
+  return {
+    db,
+    async stop() {
+      await db.destroy();
+      await database.drop();
+      await cluster.stop();
+    },
+  };
 }

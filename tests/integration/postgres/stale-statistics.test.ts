@@ -1,8 +1,8 @@
-import { Kysely, PostgresDialect, sql } from "kysely";
+import { sql, type Kysely } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { dialectOf } from "../../../server/db/dialect";
 import { migrateToLatest } from "../../../server/db/migrate";
-import { createPostgresDatabase, startPostgresCluster, testPool, type PostgresCluster, type TestPostgresDatabase } from "../../helpers/postgres-cluster";
+import { startPostgresDatabase, type TestPostgres } from "../../helpers/postgres-cluster";
 
 /**
  * After an import commits, PostgreSQL analyzes only the tables its writes
@@ -10,14 +10,12 @@ import { createPostgresDatabase, startPostgresCluster, testPool, type PostgresCl
  * SQLite's `pragma optimize` does, instead of the whole database.
  */
 
-let cluster: PostgresCluster;
-let database: TestPostgresDatabase;
+let postgres: TestPostgres;
 let db: Kysely<any>;
 
 beforeAll(async () => {
-  cluster = await startPostgresCluster();
-  database = await createPostgresDatabase(cluster.url);
-  db = new Kysely<any>({ dialect: new PostgresDialect({ pool: testPool(database.url, 2) }) });
+  postgres = await startPostgresDatabase();
+  db = postgres.db;
   await migrateToLatest(db);
   await db.connection().execute(async (connection) => {
     await sql`insert into cves (id, state) select 'CVE-2024-' || n, 'PUBLISHED' from generate_series(10000, 10999) as n`.execute(connection);
@@ -27,11 +25,7 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => {
-  await db?.destroy();
-  await database?.drop();
-  await cluster?.stop();
-});
+afterAll(() => postgres?.stop());
 
 async function lastAnalyzed(table: string): Promise<Date | null> {
   const { rows } = await sql<{ at: Date | null }>`select last_analyze as at from pg_stat_user_tables where relname = ${table}`.execute(db);
