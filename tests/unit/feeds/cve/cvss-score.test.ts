@@ -18,4 +18,13 @@ describe("baseScoreOf: the score a vector gives, whatever the record states", ()
     expect(baseScoreOf("3.1", "not a vector")).toBeNull();
     expect(baseScoreOf("3.1", null)).toBeNull();
   });
+
+  it("answers a vector seen before as the first time, per version, unreadable ones included", () => {
+    const vector = "CVSS:3.1/AV:N/AC:L/PR:L/UI:N/S:U/C:H/I:H/A:H";
+    for (let i = 0; i < 3; i += 1) {
+      expect(baseScoreOf("3.1", vector)).toEqual({ score: 8.8, severity: "HIGH" });
+      expect(baseScoreOf("2.0", vector)).toBeNull();
+      expect(baseScoreOf("3.1", "CVSS:3.1/AV:N")).toBeNull();
+    }
+  });
 });
