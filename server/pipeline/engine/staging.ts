@@ -58,13 +58,23 @@ export function openSqliteStaging(sqlite: SQLite.Database, path: string): Stagin
   sqlite.pragma("staging.journal_mode = OFF");
   sqlite.pragma("staging.synchronous = OFF");
 
-  const inserts = new Map<string, { one: SQLite.Statement; many: SQLite.Statement }>();
+  /** Per table: its statements, and the parameters of one many-row insert, filled in place for each (no arrays made per call). */
+  const inserts = new Map<string, { one: SQLite.Statement; many: SQLite.Statement; width: number; params: unknown[] }>();
   const buffers = new Map<string, unknown[][]>();
   const written = new Map<string, number>();
   const writeChunk = sqlite.transaction((table: string, rows: unknown[][]) => {
-    const { one, many } = inserts.get(table)!;
+    const { one, many, width, params } = inserts.get(table)!;
     let next = 0;
-    for (; next + ROWS_PER_INSERT <= rows.length; next += ROWS_PER_INSERT) many.run(rows.slice(next, next + ROWS_PER_INSERT).flat());
+    for (; next + ROWS_PER_INSERT <= rows.length; next += ROWS_PER_INSERT) {
+      let p = 0;
+      for (let r = next; r < next + ROWS_PER_INSERT; r += 1) {
+        const row = rows[r]!;
+        // A short row would leave the previous call's values in place: refused, as SQLite refuses a wrong count.
+        if (row.length !== width) throw new Error(`staging.${table}: ${row.length} values for ${width} columns`);
+        for (let c = 0; c < width; c += 1) params[p++] = row[c];
+      }
+      many.run(params);
+    }
     for (; next < rows.length; next += 1) one.run(rows[next]);
   });
 
@@ -86,6 +96,8 @@ export function openSqliteStaging(sqlite: SQLite.Database, path: string): Stagin
         inserts.set(name, {
           one: sqlite.prepare(`insert into staging.${name} values ${row}`),
           many: sqlite.prepare(`insert into staging.${name} values ${Array<string>(ROWS_PER_INSERT).fill(row).join(", ")}`),
+          width: columns.length,
+          params: new Array<unknown>(ROWS_PER_INSERT * columns.length),
         });
         buffers.set(name, []);
         written.set(name, 0);
