@@ -48,98 +48,103 @@ async function ensureRows(trx: Kysely<Database>): Promise<void> {
   await sql`insert into cves (id, state) select distinct id, 'PUBLISHED' from ${touched} where true order by id on conflict (id) do nothing`.execute(trx);
 }
 
-/**
- * Copies the evidence the list filters and sorts on into `cves`: KEV, the
- * current and week-old EPSS, the exploit count and the best CVSS (by the
- * score computed from the vector when there is one). Each kind is one
- * set statement over the CVEs in scope: computed once with a join or a
- * window, then written with `update … from`, and cleared where the evidence
- * went away. For a CVE without a record, KEV's name, description, vendor and
- * product stand in, and the page says whose they are.
- */
-async function refreshEvidenceColumns(trx: Kysely<Database>, scope: Scope, kinds: ReadonlySet<EvidenceKind>): Promise<void> {
-  const run = (query: RawBuilder<unknown>) => query.execute(trx);
-  const cveScope = inScope(scope, sql.ref("cves.id"));
-  const idScope = (column: string) => inScope(scope, sql.ref(column));
+/** The columns of `cves` each kind of evidence sets, as its own tables say. */
+const EVIDENCE_COLUMNS = {
+  kev: ["kev", "kev_date_added", "kev_due_date", "kev_ransomware"],
+  epss: ["epss", "epss_percentile", "epss_date", "epss_7d_ago"],
+  exploits: ["exploit_count"],
+  cvss: ["cvss_score", "cvss_severity", "cvss_version", "cvss_source"],
+} as const satisfies Record<EvidenceKind, readonly string[]>;
+type EvidenceColumn = (typeof EVIDENCE_COLUMNS)[EvidenceKind][number];
 
-  if (kinds.has("kev")) await refreshKev(run, cveScope);
-  if (kinds.has("epss")) await refreshEpss(trx, run, cveScope, idScope);
-  if (kinds.has("exploits")) await refreshExploits(run, cveScope, idScope);
-  if (kinds.has("cvss")) await refreshCvss(run, cveScope, idScope);
+const COLUMN_TYPES: Record<EvidenceColumn, "integer" | "text" | "double precision"> = {
+  kev: "integer",
+  kev_date_added: "text",
+  kev_due_date: "text",
+  kev_ransomware: "integer",
+  epss: "double precision",
+  epss_percentile: "double precision",
+  epss_date: "text",
+  epss_7d_ago: "double precision",
+  exploit_count: "integer",
+  cvss_score: "double precision",
+  cvss_severity: "text",
+  cvss_version: "text",
+  cvss_source: "text",
+};
+
+/**
+ * Evidence columns as they should be, keyed by CVE id, with the columns'
+ * names: the priority walk computes each CVE's priority from them, and one
+ * update writes them with it.
+ */
+interface NextEvidence {
+  table: RawBuilder<unknown>;
+  columns: readonly EvidenceColumn[];
 }
 
-type Run = (query: RawBuilder<unknown>) => Promise<unknown>;
+/** The touched CVEs' evidence columns as the evidence tables say (a temporary table: `all` needs no staging area). */
+const nextEvidence = sql.table("next_evidence");
 
-async function refreshKev(run: Run, cveScope: Expression<SqlBool>): Promise<void> {
-  await run(sql`
-    update cves set kev = 1, kev_date_added = k.date_added, kev_due_date = k.due_date,
-      kev_ransomware = case when lower(k.known_ransomware_use) = 'known' then 1 else 0 end
-    from kev_entries k where k.cve_id = cves.id and ${cveScope}`);
-  await run(sql`
-    update cves set kev = 0, kev_date_added = null, kev_due_date = null, kev_ransomware = 0
-    where kev = 1 and ${cveScope} and not exists (select 1 from kev_entries k where k.cve_id = cves.id)`);
-  // Without a record, KEV's own words stand in for the record's (kept only until the record arrives).
-  await run(sql`
+/**
+ * Fills `next_evidence` with the evidence columns of the refreshed kinds for
+ * the CVEs in scope (`staging.rescore`'s, or every CVE): KEV, the current
+ * and week-old EPSS, the exploit count and the best CVSS (by the score
+ * computed from the vector when there is one). Evidence that went away
+ * reads as none (no KEV entry, null EPSS and CVSS, no exploit).
+ */
+async function fillNextEvidence(trx: Kysely<Database>, scope: "rescore" | "all", kinds: ReadonlySet<EvidenceKind>): Promise<NextEvidence> {
+  const columns = EVIDENCE_KINDS.filter((kind) => kinds.has(kind)).flatMap((kind) => EVIDENCE_COLUMNS[kind]);
+  const ids = scope === "all" ? sql`select id from cves` : sql`select id from ${rescore}`;
+  const values: RawBuilder<unknown>[] = [];
+  const joins: RawBuilder<unknown>[] = [];
+  if (kinds.has("kev")) {
+    values.push(sql`case when k.cve_id is null then 0 else 1 end`, sql`k.date_added`, sql`k.due_date`);
+    values.push(sql`case when lower(k.known_ransomware_use) = 'known' then 1 else 0 end`);
+    joins.push(sql`left join kev_entries k on k.cve_id = t.id`);
+  }
+  if (kinds.has("epss")) {
+    const latest = await trx
+      .selectFrom("epss_scores")
+      .select(sql<string | null>`max(score_date)`.as("d"))
+      .executeTakeFirst();
+    const weekAgo = latest?.d ? daysBefore(latest.d, 7) : "";
+    // Seeks on epss_scores' primary key (cve_id, score_date), as refreshEpssDerived's.
+    values.push(sql`e.epss`, sql`e.percentile`, sql`e.score_date`);
+    values.push(sql`(select w.epss from epss_scores w where w.cve_id = t.id and w.score_date <= ${weekAgo} order by w.score_date desc limit 1)`);
+    joins.push(sql`left join epss_scores e on e.cve_id = t.id and e.score_date = (select max(m.score_date) from epss_scores m where m.cve_id = t.id)`);
+  }
+  if (kinds.has("exploits")) {
+    values.push(sql`(select count(distinct x.url) from cve_exploits x where x.cve_id = t.id and x.kind in (${sql.join([...EXPLOIT_KINDS])}))`);
+  }
+  if (kinds.has("cvss")) {
+    values.push(sql`b.score`, sql`b.severity`, sql`b.version`, sql`b.source`);
+    joins.push(sql`
+      left join (
+        select cve_id, coalesce(computed_score, score) as score, coalesce(computed_severity, severity) as severity, version, source,
+          row_number() over (partition by cve_id order by coalesce(computed_score, score) desc, version desc, ${SOURCE_RANK}) as rn
+        from cve_cvss where ${scope === "all" ? sql`true` : sql`cve_id in (select id from ${rescore})`}
+      ) b on b.cve_id = t.id and b.rn = 1`);
+  }
+  await sql`drop table if exists ${nextEvidence}`.execute(trx);
+  const definitions = columns.map((column) => sql`${sql.ref(column)} ${sql.raw(COLUMN_TYPES[column])}`);
+  await sql`create temporary table ${nextEvidence} (id text primary key, ${sql.join(definitions)})`.execute(trx);
+  await sql`
+    insert into ${nextEvidence} (id, ${sql.join(columns.map((column) => sql.ref(column)))})
+    select t.id, ${sql.join(values)} from (${ids}) t ${sql.join(joins, sql` `)}
+    order by t.id`.execute(trx);
+  await dialectOf(trx).analyzeTable(trx, "next_evidence");
+  return { table: nextEvidence, columns };
+}
+
+/** For a CVE without a record, KEV's name, description, vendor and product stand in, and the page says whose they are. */
+async function refreshKevText(trx: Kysely<Database>, cveScope: Expression<SqlBool>): Promise<void> {
+  await sql`
     update cves set title = k.vulnerability_name, description = k.short_description, vendor = k.vendor_project, product = k.product
     from kev_entries k
-    where k.cve_id = cves.id and cves.has_record = 0 and ${cveScope}`);
-}
-
-async function refreshEpss(trx: Kysely<Database>, run: Run, cveScope: Expression<SqlBool>, idScope: (column: string) => Expression<SqlBool>): Promise<void> {
-  const latest = await trx
-    .selectFrom("epss_scores")
-    .select(sql<string | null>`max(score_date)`.as("d"))
-    .executeTakeFirst();
-  const weekAgo = latest?.d ? daysBefore(latest.d, 7) : null;
-  await run(sql`
-    update cves set epss = e.epss, epss_percentile = e.percentile, epss_date = e.score_date
-    from (
-      select cve_id, epss, percentile, score_date, row_number() over (partition by cve_id order by score_date desc) as rn
-      from epss_scores where ${idScope("epss_scores.cve_id")}
-    ) e
-    where e.rn = 1 and e.cve_id = cves.id`);
-  await run(sql`
-    update cves set epss_7d_ago = w.epss
-    from (
-      select cve_id, epss, row_number() over (partition by cve_id order by score_date desc) as rn
-      from epss_scores where score_date <= ${weekAgo ?? ""} and ${idScope("epss_scores.cve_id")}
-    ) w
-    where w.rn = 1 and w.cve_id = cves.id`);
-  await run(sql`
-    update cves set epss = null, epss_percentile = null, epss_date = null, epss_7d_ago = null
-    where epss is not null and ${cveScope} and not exists (select 1 from epss_scores e where e.cve_id = cves.id)`);
-  await run(sql`
-    update cves set epss_7d_ago = null
-    where epss_7d_ago is not null and ${cveScope}
-      and not exists (select 1 from epss_scores w where w.cve_id = cves.id and w.score_date <= ${weekAgo ?? ""})`);
-}
-
-async function refreshExploits(run: Run, cveScope: Expression<SqlBool>, idScope: (column: string) => Expression<SqlBool>): Promise<void> {
-  await run(sql`
-    update cves set exploit_count = x.n
-    from (
-      select cve_id, count(distinct url) as n from cve_exploits
-      where kind in (${sql.join([...EXPLOIT_KINDS])}) and ${idScope("cve_exploits.cve_id")} group by cve_id
-    ) x
-    where x.cve_id = cves.id and cves.exploit_count <> x.n`);
-  await run(sql`
-    update cves set exploit_count = 0
-    where exploit_count <> 0 and ${cveScope}
-      and not exists (select 1 from cve_exploits x where x.cve_id = cves.id and x.kind in (${sql.join([...EXPLOIT_KINDS])}))`);
-}
-
-async function refreshCvss(run: Run, cveScope: Expression<SqlBool>, idScope: (column: string) => Expression<SqlBool>): Promise<void> {
-  await run(sql`
-    update cves set cvss_score = b.score, cvss_severity = b.severity, cvss_version = b.version, cvss_source = b.source
-    from (
-      select cve_id, coalesce(computed_score, score) as score, coalesce(computed_severity, severity) as severity, version, source,
-        row_number() over (partition by cve_id order by coalesce(computed_score, score) desc, version desc, ${SOURCE_RANK}) as rn
-      from cve_cvss where ${idScope("cve_cvss.cve_id")}
-    ) b
-    where b.rn = 1 and b.cve_id = cves.id`);
-  await run(sql`
-    update cves set cvss_score = null, cvss_severity = null, cvss_version = null, cvss_source = null
-    where cvss_score is not null and ${cveScope} and not exists (select 1 from cve_cvss m where m.cve_id = cves.id)`);
+    where k.cve_id = cves.id and cves.has_record = 0 and ${cveScope}
+      and (cves.title is distinct from k.vulnerability_name or cves.description is distinct from k.short_description
+        or cves.vendor is distinct from k.vendor_project or cves.product is distinct from k.product)`.execute(trx);
 }
 
 /**
@@ -157,8 +162,8 @@ async function fillRescore(trx: Kysely<Database>, ids: RawBuilder<unknown>): Pro
 const PRIORITY_READ_BATCH = 5_000;
 
 /**
- * The priorities that moved, collected before one set update writes them:
- * a temporary table, so that it needs no staging area (bench/generate.ts
+ * The rows to write, collected before one set update writes them: a
+ * temporary table, so that it needs no staging area (bench/generate.ts
  * refreshes every CVE of a plain database).
  */
 const movedPriorities = sql.table("moved_priorities");
@@ -209,89 +214,77 @@ export interface PriorityColumns {
   date_published: string | null;
 }
 
+const PRIORITY_COLUMNS = [
+  "state",
+  "kev",
+  "kev_date_added",
+  "kev_ransomware",
+  "epss",
+  "epss_percentile",
+  "epss_date",
+  "exploit_count",
+  "cvss_score",
+  "cvss_version",
+  "cvss_source",
+  "date_published",
+] as const satisfies ReadonlyArray<keyof PriorityColumns>;
+
+/** A row of the priority walk: the stored columns, and the next evidence as `next_<column>`. */
+type WalkRow = PriorityColumns & { id: string; priority_score: number; evidence_moved?: number | boolean } & Record<string, unknown>;
+
 /**
  * Recomputes `priority_score` with the one definition the CVE page uses
- * (shared/scoring/cve-priority.ts) and writes the scores that moved. Rows
- * are read in id order, a bounded batch at a time; the moved scores are
- * collected in a temporary table (one statement per batch) and written to
- * `cves` by one set update at the end.
+ * (shared/scoring/cve-priority.ts) and writes the rows that moved. Rows
+ * are read in id order, a bounded batch at a time, from `staging.rescore`'s
+ * CVEs or every CVE; the moved scores are collected in a temporary table
+ * (one statement per batch) and written to `cves` by one set update at the
+ * end.
  *
- * With `withEpss`, every rescored CVE's EPSS columns come from
- * `staging.epss_now` and are written by that same update, with its
- * priority computed from them: PostgreSQL writes a new version of each row
- * it updates, with an entry in each of the indexes of `cves`, so two
- * updates of the same 170,000 CVEs cost twice.
+ * With `next`, only its CVEs are walked, each priority is computed from
+ * their next evidence, and the one update writes that evidence with the
+ * priority, where either moved: PostgreSQL writes a new version of each row
+ * it updates, with an entry in each of the indexes of `cves`, so an update
+ * per kind of evidence and another for the priority rewrote the same CVEs
+ * several times (CVE JSON 5: the best CVSS, the exploit count, then the
+ * priority).
  */
-async function refreshPriorities(trx: Kysely<Database>, scope: Scope | "rescore", now: Date, withEpss = false): Promise<number> {
-  if (scope === "touched") {
-    // Walked as a keyed set, as the rescore set is: tested with `in (select … touched)`, each batch's query
-    // built the touched ids' lookup index anew (Trickest: 34 batches over 167,093 ids, 3.3 of its 14 s).
-    await fillRescore(trx, sql`select distinct id from ${touched}`);
-    scope = "rescore";
-  }
+async function refreshPriorities(trx: Kysely<Database>, scope: "rescore" | "all", now: Date, next?: NextEvidence): Promise<number> {
   await createMovedPriorities(trx);
+  const columns = next?.columns ?? [];
+  const nextValues = columns.map((column) => sql`n.${sql.ref(column)} as ${sql.ref(`next_${column}`)}`);
+  const evidenceMoved = columns.map((column) => sql`c.${sql.ref(column)} is distinct from n.${sql.ref(column)}`);
   let moved = 0;
   let after = "";
   for (;;) {
-    const query = trx
-      .selectFrom("cves")
-      // Qualified: the EPSS rescore joins staging.epss_now, which has an `epss` column too.
-      .select([
-        "cves.id",
-        "cves.state",
-        "cves.kev",
-        "cves.kev_date_added",
-        "cves.kev_ransomware",
-        "cves.epss",
-        "cves.epss_percentile",
-        "cves.epss_date",
-        "cves.exploit_count",
-        "cves.cvss_score",
-        "cves.cvss_version",
-        "cves.cvss_source",
-        "cves.date_published",
-        "cves.priority_score",
-      ])
-      .where("cves.id", ">", after)
-      .orderBy("cves.id")
-      .limit(PRIORITY_READ_BATCH);
-    // The rescore set is keyed by id: walking it and looking each CVE up beats testing every CVE against it.
-    const rows = await (
-      scope === "rescore"
-        ? query
-            .innerJoin(sql<{ id: string }>`${rescore}`.as("r"), (join) => join.onRef("r.id", "=", "cves.id"))
-            // Said of both sides: PostgreSQL carries equalities across a join, not ranges, and would walk the set from its start each batch.
-            .where("r.id", ">", after)
-        : query.where((eb) => inScope(scope, eb.ref("cves.id")))
-    )
-      .$if(withEpss, (qb) =>
-        qb
-          .innerJoin(sql<{ id: string; epss: number | null; percentile: number | null; score_date: string | null }>`${epssNow}`.as("n"), (join) =>
-            join.onRef("n.id", "=", "cves.id"),
-          )
-          .where("n.id", ">", after)
-          .select(["n.epss as next_epss", "n.percentile as next_percentile", "n.score_date as next_epss_date"]),
-      )
-      .execute();
+    // The sets walked are keyed by id: walking them and looking each CVE up beats testing every CVE against them.
+    // Each join says `> after` of its own side: PostgreSQL carries equalities across a join, not ranges, and would
+    // walk the set from its start each batch.
+    const { rows } = await sql<WalkRow>`
+      select c.id, ${sql.join(PRIORITY_COLUMNS.map((column) => sql`c.${sql.ref(column)}`))}, c.priority_score
+        ${next ? sql`, ${sql.join(nextValues)}, (${sql.join(evidenceMoved, sql` or `)}) as evidence_moved` : sql``}
+      from cves c
+        ${scope === "rescore" ? sql`join ${rescore} r on r.id = c.id and r.id > ${after}` : sql``}
+        ${next ? sql`join ${next.table} n on n.id = c.id and n.id > ${after}` : sql``}
+      where c.id > ${after}
+      order by c.id limit ${PRIORITY_READ_BATCH}`.execute(trx);
     const last = rows.at(-1);
     if (!last) break;
     after = last.id;
     const changed: Array<[string, number]> = [];
     for (const row of rows) {
-      const evidence = withEpss
-        ? { ...row, epss: row.next_epss ?? null, epss_percentile: row.next_percentile ?? null, epss_date: row.next_epss_date ?? null }
-        : row;
+      const evidence: PriorityColumns = { ...row };
+      for (const column of columns) Object.assign(evidence, { [column]: row[`next_${column}`] ?? null });
       const score = priorityOf(evidence, now);
       if (score !== row.priority_score) moved += 1;
-      // Each rescored CVE's EPSS moved: its row is written whether or not its priority did.
-      if (withEpss || score !== row.priority_score) changed.push([row.id, score]);
+      if (score !== row.priority_score || Boolean(row.evidence_moved)) changed.push([row.id, score]);
     }
     await collectPriorities(trx, changed);
   }
-  if (withEpss) {
+  if (next) {
+    const assignments = columns.map((column) => sql`${sql.ref(column)} = n.${sql.ref(column)}`);
     await sql`
-      update cves set epss = n.epss, epss_percentile = n.percentile, epss_date = n.score_date, epss_7d_ago = n.week_ago, priority_score = m.score
-      from ${epssNow} n join ${movedPriorities} m on m.id = n.id
+      update cves set ${sql.join(assignments)}, priority_score = m.score
+      from ${next.table} n join ${movedPriorities} m on m.id = n.id
       where n.id = cves.id`.execute(trx);
   } else if (moved > 0) {
     await sql`update cves set priority_score = m.score from ${movedPriorities} m where m.id = cves.id`.execute(trx);
@@ -325,9 +318,18 @@ export async function refreshCveDerived(trx: Kysely<Database>, scope: Scope, now
 
 /** The evidence columns, the priorities and their `cve_cwes` copies of the CVEs in scope; not the statistics table. */
 async function refreshDerivedColumns(trx: Kysely<Database>, scope: Scope, now: Date, kinds: readonly EvidenceKind[]): Promise<number> {
-  if (scope === "touched") await ensureRows(trx);
-  await refreshEvidenceColumns(trx, scope, new Set(kinds));
-  const moved = await refreshPriorities(trx, scope, now);
+  if (scope === "touched") {
+    await ensureRows(trx);
+    // Keyed: tested with `in (select … touched)`, each query built the touched ids' lookup index anew.
+    await fillRescore(trx, sql`select distinct id from ${touched}`);
+  }
+  const walked = scope === "touched" ? "rescore" : "all";
+  const kindSet = new Set(kinds);
+  if (kindSet.has("kev")) await refreshKevText(trx, walked === "all" ? sql<SqlBool>`true` : sql<SqlBool>`cves.id in (select id from ${rescore})`);
+  const next = await fillNextEvidence(trx, walked, kindSet);
+  // The next evidence holds exactly the CVEs in scope: walking it is walking them.
+  const moved = await refreshPriorities(trx, "all", now, next);
+  await sql`drop table ${nextEvidence}`.execute(trx);
   await refreshCwePriorities(trx, inScope(scope, sql.ref("cve_cwes.cve_id")));
   return moved;
 }
@@ -375,9 +377,12 @@ export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Prom
   await run(sql`drop table if exists ${epssNow}`);
   // Each lookup is a seek on epss_scores' primary key (cve_id, score_date). `double precision`, as the
   // served columns: PostgreSQL's `real` is 4 bytes and would round every score (SQLite's is 8 either way).
-  await run(sql`create table ${epssNow} (id text primary key, epss double precision, percentile double precision, score_date text, week_ago double precision)`);
+  // Its columns are named as in `cves`: the priority walk reads it as the rescored CVEs' next evidence.
+  await run(
+    sql`create table ${epssNow} (id text primary key, epss double precision, epss_percentile double precision, epss_date text, epss_7d_ago double precision)`,
+  );
   await run(sql`
-    insert into ${epssNow} (id, epss, percentile, score_date, week_ago)
+    insert into ${epssNow} (id, epss, epss_percentile, epss_date, epss_7d_ago)
     select t.id, e.epss, e.percentile, e.score_date,
       (select w.epss from epss_scores w where w.cve_id = t.id and w.score_date <= ${weekAgo} order by w.score_date desc limit 1) as week_ago
     from (select distinct id from ${touched}) t
@@ -389,10 +394,10 @@ export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Prom
     trx,
     sql`
       select n.id from ${epssNow} n join cves c on c.id = n.id
-      where c.epss is distinct from n.epss or c.epss_percentile is distinct from n.percentile
-        or c.epss_date is distinct from n.score_date or c.epss_7d_ago is distinct from n.week_ago`,
+      where c.epss is distinct from n.epss or c.epss_percentile is distinct from n.epss_percentile
+        or c.epss_date is distinct from n.epss_date or c.epss_7d_ago is distinct from n.epss_7d_ago`,
   );
-  const rescored = await refreshPriorities(trx, "rescore", now, true);
+  const rescored = await refreshPriorities(trx, "rescore", now, { table: epssNow, columns: EVIDENCE_COLUMNS.epss });
   // EPSS writes no CWE rows, and a CVE it is first to name (below) has none: only the rescored move.
   await refreshCwePriorities(trx, sql<SqlBool>`cve_cwes.cve_id in (select id from ${rescore})`);
   const added = await insertEpssOnlyCves(trx, now);
@@ -417,8 +422,8 @@ async function insertEpssOnlyCves(trx: Kysely<Database>, now: Date): Promise<num
   let created = 0;
   let after = "";
   for (;;) {
-    const { rows } = await sql<{ id: string; epss: number | null; percentile: number | null; score_date: string | null }>`
-      select n.id, n.epss, n.percentile, n.score_date from ${epssNow} n
+    const { rows } = await sql<Pick<PriorityColumns, "epss" | "epss_percentile" | "epss_date"> & { id: string }>`
+      select n.id, n.epss, n.epss_percentile, n.epss_date from ${epssNow} n
       where n.id > ${after} and not exists (select 1 from cves c where c.id = n.id)
       order by n.id limit ${PRIORITY_READ_BATCH}`.execute(trx);
     const last = rows.at(-1);
@@ -426,7 +431,7 @@ async function insertEpssOnlyCves(trx: Kysely<Database>, now: Date): Promise<num
     after = last.id;
     const scored: Array<[string, number]> = [];
     for (const row of rows) {
-      const score = priorityOf({ ...NO_EVIDENCE, epss: row.epss, epss_percentile: row.percentile, epss_date: row.score_date }, now);
+      const score = priorityOf({ ...NO_EVIDENCE, epss: row.epss, epss_percentile: row.epss_percentile, epss_date: row.epss_date }, now);
       // The column's default is 0: only other scores need writing.
       if (score !== 0) scored.push([row.id, score]);
     }
@@ -438,7 +443,7 @@ async function insertEpssOnlyCves(trx: Kysely<Database>, now: Date): Promise<num
   // scanned every row inserted so far for each new one (EPSS alone ran over 10 minutes on an empty database).
   await sql`
     insert into cves (id, state, epss, epss_percentile, epss_date, epss_7d_ago, priority_score)
-    select n.id, 'PUBLISHED', n.epss, n.percentile, n.score_date, n.week_ago, coalesce(m.score, 0) from ${epssNow} n
+    select n.id, 'PUBLISHED', n.epss, n.epss_percentile, n.epss_date, n.epss_7d_ago, coalesce(m.score, 0) from ${epssNow} n
     left join ${movedPriorities} m on m.id = n.id
     where true order by n.id
     on conflict (id) do nothing`.execute(trx);

@@ -5,12 +5,15 @@ import { createInterface } from "node:readline";
 import { setTimeout as delay } from "node:timers/promises";
 import { createGunzip } from "node:zlib";
 import express from "express";
+import { sql } from "kysely";
 import request from "supertest";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createSourcesRouter } from "../../../server/api/sources";
+import { dialectOf } from "../../../server/db/dialect";
 import { SqliteDataVersion } from "../../../server/db/sqlite/data-version";
 import type { SourceStatusRows } from "../../../server/db/web-database";
 import { loadPipelineConfig, type PipelineConfig } from "../../../server/pipeline/config";
+import { priorityOf } from "../../../server/pipeline/derived";
 import { acquireImportLock, lockHolderName } from "../../../server/pipeline/engine/lock";
 import { recordCrashedImport } from "../../../server/pipeline/run";
 import { childProcessRunner } from "../../../server/pipeline/runner";
@@ -66,6 +69,25 @@ async function realCveRecords(ids: string[]): Promise<Map<string, Record<string,
     }
   }
   return found;
+}
+
+/**
+ * Counts the updates of each `cves` row from now on (a row trigger on either database); the returned
+ * function gives the counts since its last call.
+ */
+async function countCveUpdates(): Promise<() => Promise<Map<string, number>>> {
+  await sql`create table cve_writes (id text not null)`.execute(db.db);
+  if (dialectOf(db.db).name === "postgres") {
+    await sql`create function count_cve_write() returns trigger language plpgsql as $$ begin insert into cve_writes values (new.id); return null; end $$`.execute(db.db);
+    await sql`create trigger count_cve_writes after update on cves for each row execute function count_cve_write()`.execute(db.db);
+  } else {
+    await sql`create trigger count_cve_writes after update on cves begin insert into cve_writes values (new.id); end`.execute(db.db);
+  }
+  return async () => {
+    const { rows } = await sql<{ id: string; n: number | string }>`select id, count(*) as n from cve_writes group by id order by id`.execute(db.db);
+    await sql`delete from cve_writes`.execute(db.db);
+    return new Map(rows.map((row) => [row.id, Number(row.n)]));
+  };
 }
 
 /** Writes records into a cvelistV5 layout: cves/YYYY/Nxxx/CVE-….json. */
@@ -160,6 +182,31 @@ describe("cvelistV5 layout and NVD pages", () => {
     await writeFile(join(root, "cves", "deltaLog.json"), JSON.stringify([delta("2024-05-03T00:00:00.000Z", [])]));
     const gap = await sync("cve-json5", { SOURCE_CVE_JSON5_URL: root });
     expect(gap.counts).toMatchObject({ added: 0, updated: 0, unchanged: 3 });
+  });
+
+  it("writes a CVE's evidence and priority with one update after its record, and none when nothing moved", async () => {
+    await sync("cisa-kev", { SOURCE_CISA_KEV_URL: KEV_JSON });
+    const writes = await countCveUpdates();
+    const records = await realCveRecords(IDS);
+    const root = join(db.dir, "tree");
+    await writeTree(root, records.values());
+
+    // Each row exists (KEV named it): the record's upsert, then one update with its CVSS, exploits and priority.
+    await sync("cve-json5", { SOURCE_CVE_JSON5_URL: root });
+    expect(await writes()).toEqual(new Map(IDS.map((id) => [id, 2])));
+    for (const id of IDS) {
+      const row = await db.db.selectFrom("cves").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+      expect(row).toMatchObject({ has_record: 1, kev: 1 });
+      expect(row.cvss_score).not.toBeNull();
+      expect(row.priority_score).toBe(priorityOf(row, NOW));
+    }
+
+    // A new title moves no evidence and no priority: the upsert alone.
+    const changed = records.get("CVE-2024-3400")!;
+    changed.containers.cna.title = "PAN-OS: retitled for the test";
+    await writeTree(root, [changed]);
+    await sync("cve-json5", { SOURCE_CVE_JSON5_URL: root });
+    expect(await writes()).toEqual(new Map([["CVE-2024-3400", 1]]));
   });
 
   it("adds NVD's metrics beside the CVE record's and creates rows only for CVEs it alone knows", async () => {

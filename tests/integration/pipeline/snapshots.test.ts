@@ -5,11 +5,13 @@ import { createInterface } from "node:readline";
 import { createGunzip } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { computeCvePriority } from "../../../server/cve/priority";
-import { sql, type Selectable } from "kysely";
+import { sql, type RawBuilder, type Selectable } from "kysely";
 import type { DatabaseHandle } from "../../../server/db/connection";
 import { dialectOf } from "../../../server/db/dialect";
 import type { Database } from "../../../server/db/schema";
+import { EXPLOIT_KINDS } from "../../../server/cve/evidence";
 import { loadPipelineConfig } from "../../../server/pipeline/config";
+import { priorityOf } from "../../../server/pipeline/derived";
 import { syncSource } from "../../../server/pipeline/sync";
 import { utcTimestamp } from "../../helpers/source-files";
 import { openSnapshotDatabase } from "../../helpers/test-database";
@@ -216,6 +218,37 @@ describe("importing the real snapshots", () => {
     );
     expect(cve.priority_score).toBe(priority.score);
     expect(priority.score).toBeGreaterThan(95);
+  });
+
+  it("keeps every CVE's evidence columns and priority equal to its evidence, whichever source wrote them", async () => {
+    const count = async (query: RawBuilder<unknown>) => (await query.execute(db.db)).rows.length;
+    const kinds = sql.join([...EXPLOIT_KINDS]);
+    const latest = sql`e.cve_id = c.id and e.score_date = (select max(m.score_date) from epss_scores m where m.cve_id = c.id)`;
+    const { rows } = await sql<{ d: string }>`select max(score_date) as d from epss_scores`.execute(db.db);
+    const weekAgo = new Date(Date.parse(`${rows[0]!.d}T00:00:00Z`) - 7 * 86_400_000).toISOString().slice(0, 10);
+    const wrong = {
+      kev: await count(sql`
+        select c.id from cves c left join kev_entries k on k.cve_id = c.id
+        where c.kev <> case when k.cve_id is null then 0 else 1 end
+          or c.kev_date_added is distinct from k.date_added or c.kev_due_date is distinct from k.due_date`),
+      epss: await count(sql`
+        select c.id from cves c left join epss_scores e on ${latest}
+        where c.epss is distinct from e.epss or c.epss_percentile is distinct from e.percentile or c.epss_date is distinct from e.score_date
+          or c.epss_7d_ago is distinct from (
+            select w.epss from epss_scores w where w.cve_id = c.id and w.score_date <= ${weekAgo} order by w.score_date desc limit 1)`),
+      exploits: await count(sql`
+        select c.id from cves c
+        where c.exploit_count <> (select count(distinct x.url) from cve_exploits x where x.cve_id = c.id and x.kind in (${kinds}))`),
+      cvss: await count(sql`
+        select c.id from cves c
+        where c.cvss_score is distinct from (
+          select coalesce(m.computed_score, m.score) as s from cve_cvss m where m.cve_id = c.id order by s desc limit 1)`),
+      priority: 0,
+    };
+    const cves = await db.db.selectFrom("cves").selectAll().execute();
+    for (const cve of cves) if (cve.priority_score !== priorityOf(cve, NOW)) wrong.priority += 1;
+    expect(cves.length).toBeGreaterThan(300_000);
+    expect(wrong).toEqual({ kev: 0, epss: 0, exploits: 0, cvss: 0, priority: 0 });
   });
 
   it("finds CVEs by full-text search over id, title, description and product", async () => {
