@@ -78,7 +78,9 @@ async function realCveRecords(ids: string[]): Promise<Map<string, Record<string,
 async function countCveUpdates(): Promise<() => Promise<Map<string, number>>> {
   await sql`create table cve_writes (id text not null)`.execute(db.db);
   if (dialectOf(db.db).name === "postgres") {
-    await sql`create function count_cve_write() returns trigger language plpgsql as $$ begin insert into cve_writes values (new.id); return null; end $$`.execute(db.db);
+    await sql`create function count_cve_write() returns trigger language plpgsql as $$ begin insert into cve_writes values (new.id); return null; end $$`.execute(
+      db.db,
+    );
     await sql`create trigger count_cve_writes after update on cves for each row execute function count_cve_write()`.execute(db.db);
   } else {
     await sql`create trigger count_cve_writes after update on cves begin insert into cve_writes values (new.id); end`.execute(db.db);

@@ -13,7 +13,16 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), "threat-radar-staging-"));
   sqlite = new SQLite(join(dir, "served.sqlite"));
   staging = openSqliteStaging(sqlite, join(dir, "staging.sqlite"));
-  await staging.create([{ name: "rows", columns: [["n", "integer"], ["label", "text"], ["score", "real"]] }]);
+  await staging.create([
+    {
+      name: "rows",
+      columns: [
+        ["n", "integer"],
+        ["label", "text"],
+        ["score", "real"],
+      ],
+    },
+  ]);
 });
 
 afterEach(async () => {
