@@ -38,16 +38,6 @@ function inScope(scope: Scope, id: Expression<unknown>): Expression<SqlBool> {
 const epssNow = sql.table("staging.epss_now");
 const rescore = sql.table("staging.rescore");
 
-/**
- * A row in `cves` for every touched id: a CVE exists as soon as any source
- * knows it (KEV, EPSS and exploit lists name CVEs whose record may not be
- * imported yet). Such a row says so (`has_record` 0). Every id KEV or EPSS
- * names is a published CVE.
- */
-async function ensureRows(trx: Kysely<Database>): Promise<void> {
-  await sql`insert into cves (id, state) select distinct id, 'PUBLISHED' from ${touched} where true order by id on conflict (id) do nothing`.execute(trx);
-}
-
 /** The columns of `cves` each kind of evidence sets, as its own tables say. */
 const EVIDENCE_COLUMNS = {
   kev: ["kev", "kev_date_added", "kev_due_date", "kev_ransomware"],
@@ -81,7 +71,13 @@ const COLUMN_TYPES: Record<EvidenceColumn, "integer" | "text" | "double precisio
 interface NextEvidence {
   table: RawBuilder<unknown>;
   columns: readonly EvidenceColumn[];
+  /** Text columns written only into a CVE's first row: KEV's words, which stand in until its record arrives. */
+  firstRowColumns?: readonly KevTextColumn[];
 }
+
+/** KEV's name, description, vendor and product, as the `cves` columns a record would set. */
+const KEV_TEXT = { title: "vulnerability_name", description: "short_description", vendor: "vendor_project", product: "product" } as const;
+type KevTextColumn = keyof typeof KEV_TEXT;
 
 /** The touched CVEs' evidence columns as the evidence tables say (a temporary table: `all` needs no staging area). */
 const nextEvidence = sql.table("next_evidence");
@@ -126,18 +122,26 @@ async function fillNextEvidence(trx: Kysely<Database>, scope: "rescore" | "all",
         from cve_cvss where ${scope === "all" ? sql`true` : sql`cve_id in (select id from ${rescore})`}
       ) b on b.cve_id = t.id and b.rn = 1`);
   }
+  const firstRowColumns = kinds.has("kev") ? (Object.keys(KEV_TEXT) as KevTextColumn[]) : [];
+  for (const column of firstRowColumns) values.push(sql`k.${sql.ref(KEV_TEXT[column])}`);
   await sql`drop table if exists ${nextEvidence}`.execute(trx);
-  const definitions = columns.map((column) => sql`${sql.ref(column)} ${sql.raw(COLUMN_TYPES[column])}`);
+  const definitions = [
+    ...columns.map((column) => sql`${sql.ref(column)} ${sql.raw(COLUMN_TYPES[column])}`),
+    ...firstRowColumns.map((column) => sql`${sql.ref(column)} text`),
+  ];
   await sql`create temporary table ${nextEvidence} (id text primary key, ${sql.join(definitions)})`.execute(trx);
   await sql`
-    insert into ${nextEvidence} (id, ${sql.join(columns.map((column) => sql.ref(column)))})
+    insert into ${nextEvidence} (id, ${sql.join([...columns, ...firstRowColumns].map((column) => sql.ref(column)))})
     select t.id, ${sql.join(values)} from (${ids}) t ${sql.join(joins, sql` `)}
     order by t.id`.execute(trx);
   await dialectOf(trx).analyzeTable(trx, "next_evidence");
-  return { table: nextEvidence, columns };
+  return { table: nextEvidence, columns, firstRowColumns };
 }
 
-/** For a CVE without a record, KEV's name, description, vendor and product stand in, and the page says whose they are. */
+/**
+ * For a stored CVE without a record, KEV's name, description, vendor and product stand in, and the
+ * page says whose they are (a CVE KEV is first to name has them from its first row).
+ */
 async function refreshKevText(trx: Kysely<Database>, cveScope: Expression<SqlBool>): Promise<void> {
   await sql`
     update cves set title = k.vulnerability_name, description = k.short_description, vendor = k.vendor_project, product = k.product
@@ -170,16 +174,19 @@ const movedPriorities = sql.table("moved_priorities");
 
 async function createMovedPriorities(trx: Kysely<Database>): Promise<void> {
   await sql`drop table if exists ${movedPriorities}`.execute(trx);
-  await sql`create temporary table ${movedPriorities} (id text primary key, score double precision not null)`.execute(trx);
+  await sql`create temporary table ${movedPriorities} (id text primary key, score double precision not null, is_new integer not null)`.execute(trx);
 }
 
-/** One batch of (id, score) into moved_priorities: one statement with one JSON parameter, whatever the batch's size. */
-async function collectPriorities(trx: Kysely<Database>, rows: ReadonlyArray<readonly [string, number]>): Promise<void> {
+/**
+ * One batch of (id, score, 1 when the CVE is not stored yet) into moved_priorities: one statement with
+ * one JSON parameter, whatever the batch's size.
+ */
+async function collectPriorities(trx: Kysely<Database>, rows: ReadonlyArray<readonly [string, number, 0 | 1]>): Promise<void> {
   if (rows.length === 0) return;
   const p = dialectOf(trx).jsonArrayRows(JSON.stringify(rows), "p");
   await sql`
-    insert into ${movedPriorities} (id, score)
-    select p.value ->> 0, cast(p.value ->> 1 as double precision) from ${p} where true
+    insert into ${movedPriorities} (id, score, is_new)
+    select p.value ->> 0, cast(p.value ->> 1 as double precision), cast(p.value ->> 2 as integer) from ${p} where true
     on conflict (id) do update set score = excluded.score`.execute(trx);
 }
 
@@ -229,65 +236,76 @@ const PRIORITY_COLUMNS = [
   "date_published",
 ] as const satisfies ReadonlyArray<keyof PriorityColumns>;
 
-/** A row of the priority walk: the stored columns, and the next evidence as `next_<column>`. */
-type WalkRow = PriorityColumns & { id: string; priority_score: number; evidence_moved?: number | boolean } & Record<string, unknown>;
+/** A row of the priority walk: the stored columns (null for a CVE not stored yet), and the next evidence as `next_<column>`. */
+type WalkRow = { id: string; stored: string | null; priority_score: number | null; evidence_moved: number | boolean } & {
+  [column in (typeof PRIORITY_COLUMNS)[number]]: PriorityColumns[column] | null;
+} & Record<string, unknown>;
 
 /**
  * Recomputes `priority_score` with the one definition the CVE page uses
- * (shared/scoring/cve-priority.ts) and writes the rows that moved. Rows
- * are read in id order, a bounded batch at a time, from `staging.rescore`'s
- * CVEs or every CVE; the moved scores are collected in a temporary table
- * (one statement per batch) and written to `cves` by one set update at the
- * end.
+ * (shared/scoring/cve-priority.ts) for the CVEs of `next` (only those of
+ * `staging.rescore` among them when `rescoredOnly`), each from its next
+ * evidence, and writes the evidence and the priority of the rows where
+ * either moved. Rows are read in id order, a bounded batch at a time; what
+ * moved is collected in a temporary table (one statement per batch) and
+ * written by one set update at the end.
  *
- * With `next`, only its CVEs are walked, each priority is computed from
- * their next evidence, and the one update writes that evidence with the
- * priority, where either moved: PostgreSQL writes a new version of each row
- * it updates, with an entry in each of the indexes of `cves`, so an update
- * per kind of evidence and another for the priority rewrote the same CVEs
- * several times (CVE JSON 5: the best CVSS, the exploit count, then the
- * priority).
+ * A CVE not stored yet (its feed is the first to name it) is inserted with
+ * its evidence and priority, not inserted and then updated. PostgreSQL
+ * writes a new version of each row it updates, with an entry in each of
+ * the indexes of `cves`: an update per kind of evidence and another for the
+ * priority rewrote the same CVEs several times (a CVE record's import: four
+ * times after its upsert; Trickest's first: a new CVE's insert, its exploit
+ * count, its priority).
  */
-async function refreshPriorities(trx: Kysely<Database>, scope: "rescore" | "all", now: Date, next?: NextEvidence): Promise<number> {
+async function refreshPriorities(trx: Kysely<Database>, now: Date, next: NextEvidence, rescoredOnly = false): Promise<number> {
   await createMovedPriorities(trx);
-  const columns = next?.columns ?? [];
+  const { columns } = next;
   const nextValues = columns.map((column) => sql`n.${sql.ref(column)} as ${sql.ref(`next_${column}`)}`);
   const evidenceMoved = columns.map((column) => sql`c.${sql.ref(column)} is distinct from n.${sql.ref(column)}`);
   let moved = 0;
+  let added = 0;
   let after = "";
   for (;;) {
-    // The sets walked are keyed by id: walking them and looking each CVE up beats testing every CVE against them.
-    // Each join says `> after` of its own side: PostgreSQL carries equalities across a join, not ranges, and would
-    // walk the set from its start each batch.
+    // Walked by the keyed set, each CVE looked up by its id; the rescore set's join says `> after` of its own side:
+    // PostgreSQL carries equalities across a join, not ranges, and would walk the set from its start each batch.
     const { rows } = await sql<WalkRow>`
-      select c.id, ${sql.join(PRIORITY_COLUMNS.map((column) => sql`c.${sql.ref(column)}`))}, c.priority_score
-        ${next ? sql`, ${sql.join(nextValues)}, (${sql.join(evidenceMoved, sql` or `)}) as evidence_moved` : sql``}
-      from cves c
-        ${scope === "rescore" ? sql`join ${rescore} r on r.id = c.id and r.id > ${after}` : sql``}
-        ${next ? sql`join ${next.table} n on n.id = c.id and n.id > ${after}` : sql``}
-      where c.id > ${after}
-      order by c.id limit ${PRIORITY_READ_BATCH}`.execute(trx);
+      select n.id, c.id as stored, ${sql.join(PRIORITY_COLUMNS.map((column) => sql`c.${sql.ref(column)}`))}, c.priority_score,
+        ${sql.join(nextValues)}, (${sql.join(evidenceMoved, sql` or `)}) as evidence_moved
+      from ${next.table} n
+        ${rescoredOnly ? sql`join ${rescore} r on r.id = n.id and r.id > ${after}` : sql``}
+        left join cves c on c.id = n.id
+      where n.id > ${after}
+      order by n.id limit ${PRIORITY_READ_BATCH}`.execute(trx);
     const last = rows.at(-1);
     if (!last) break;
     after = last.id;
-    const changed: Array<[string, number]> = [];
+    const changed: Array<[string, number, 0 | 1]> = [];
     for (const row of rows) {
-      const evidence: PriorityColumns = { ...row };
+      const evidence: PriorityColumns = row.stored === null ? { ...NO_EVIDENCE } : { ...(row as PriorityColumns) };
       for (const column of columns) Object.assign(evidence, { [column]: row[`next_${column}`] ?? null });
       const score = priorityOf(evidence, now);
-      if (score !== row.priority_score) moved += 1;
-      if (score !== row.priority_score || Boolean(row.evidence_moved)) changed.push([row.id, score]);
+      const stored = row.stored === null ? 0 : row.priority_score;
+      if (score !== stored) moved += 1;
+      if (row.stored === null) added += 1;
+      if (row.stored === null || score !== stored || Boolean(row.evidence_moved)) changed.push([row.id, score, row.stored === null ? 1 : 0]);
     }
     await collectPriorities(trx, changed);
   }
-  if (next) {
-    const assignments = columns.map((column) => sql`${sql.ref(column)} = n.${sql.ref(column)}`);
+  const assignments = columns.map((column) => sql`${sql.ref(column)} = n.${sql.ref(column)}`);
+  await sql`
+    update cves set ${sql.join(assignments)}, priority_score = m.score
+    from ${next.table} n join ${movedPriorities} m on m.id = n.id
+    where n.id = cves.id and m.is_new = 0`.execute(trx);
+  if (added > 0) {
+    const inserted = [...columns, ...(next.firstRowColumns ?? [])];
+    // `on conflict`, not `where not exists (… cves …)`: see insertEpssOnlyCves.
     await sql`
-      update cves set ${sql.join(assignments)}, priority_score = m.score
+      insert into cves (id, state, ${sql.join(inserted.map((column) => sql.ref(column)))}, priority_score)
+      select n.id, 'PUBLISHED', ${sql.join(inserted.map((column) => sql`n.${sql.ref(column)}`))}, m.score
       from ${next.table} n join ${movedPriorities} m on m.id = n.id
-      where n.id = cves.id`.execute(trx);
-  } else if (moved > 0) {
-    await sql`update cves set priority_score = m.score from ${movedPriorities} m where m.id = cves.id`.execute(trx);
+      where m.is_new = 1 order by n.id
+      on conflict (id) do nothing`.execute(trx);
   }
   await sql`drop table ${movedPriorities}`.execute(trx);
   return moved;
@@ -316,19 +334,21 @@ export async function refreshCveDerived(trx: Kysely<Database>, scope: Scope, now
   return moved;
 }
 
-/** The evidence columns, the priorities and their `cve_cwes` copies of the CVEs in scope; not the statistics table. */
+/**
+ * The evidence columns, the priorities and their `cve_cwes` copies of the CVEs in scope; not the
+ * statistics table. A CVE exists as soon as any source knows it (KEV, EPSS and exploit lists name
+ * CVEs whose record may not be imported yet): a touched id not stored yet gets its row here, which
+ * says so (`has_record` 0). Every id KEV, EPSS or an exploit list names is a published CVE.
+ */
 async function refreshDerivedColumns(trx: Kysely<Database>, scope: Scope, now: Date, kinds: readonly EvidenceKind[]): Promise<number> {
-  if (scope === "touched") {
-    await ensureRows(trx);
-    // Keyed: tested with `in (select … touched)`, each query built the touched ids' lookup index anew.
-    await fillRescore(trx, sql`select distinct id from ${touched}`);
-  }
+  // Keyed: tested with `in (select … touched)`, each query built the touched ids' lookup index anew.
+  if (scope === "touched") await fillRescore(trx, sql`select distinct id from ${touched}`);
   const walked = scope === "touched" ? "rescore" : "all";
   const kindSet = new Set(kinds);
   if (kindSet.has("kev")) await refreshKevText(trx, walked === "all" ? sql<SqlBool>`true` : sql<SqlBool>`cves.id in (select id from ${rescore})`);
   const next = await fillNextEvidence(trx, walked, kindSet);
   // The next evidence holds exactly the CVEs in scope: walking it is walking them.
-  const moved = await refreshPriorities(trx, "all", now, next);
+  const moved = await refreshPriorities(trx, now, next);
   await sql`drop table ${nextEvidence}`.execute(trx);
   await refreshCwePriorities(trx, inScope(scope, sql.ref("cve_cwes.cve_id")));
   return moved;
@@ -397,7 +417,7 @@ export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Prom
       where c.epss is distinct from n.epss or c.epss_percentile is distinct from n.epss_percentile
         or c.epss_date is distinct from n.epss_date or c.epss_7d_ago is distinct from n.epss_7d_ago`,
   );
-  const rescored = await refreshPriorities(trx, "rescore", now, { table: epssNow, columns: EVIDENCE_COLUMNS.epss });
+  const rescored = await refreshPriorities(trx, now, { table: epssNow, columns: EVIDENCE_COLUMNS.epss }, true);
   // EPSS writes no CWE rows, and a CVE it is first to name (below) has none: only the rescored move.
   await refreshCwePriorities(trx, sql<SqlBool>`cve_cwes.cve_id in (select id from ${rescore})`);
   const added = await insertEpssOnlyCves(trx, now);
@@ -429,11 +449,11 @@ async function insertEpssOnlyCves(trx: Kysely<Database>, now: Date): Promise<num
     const last = rows.at(-1);
     if (!last) break;
     after = last.id;
-    const scored: Array<[string, number]> = [];
+    const scored: Array<[string, number, 1]> = [];
     for (const row of rows) {
       const score = priorityOf({ ...NO_EVIDENCE, epss: row.epss, epss_percentile: row.epss_percentile, epss_date: row.epss_date }, now);
       // The column's default is 0: only other scores need writing.
-      if (score !== 0) scored.push([row.id, score]);
+      if (score !== 0) scored.push([row.id, score, 1]);
     }
     await collectPriorities(trx, scored);
     created += rows.length;

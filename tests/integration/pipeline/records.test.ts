@@ -186,9 +186,15 @@ describe("cvelistV5 layout and NVD pages", () => {
     expect(gap.counts).toMatchObject({ added: 0, updated: 0, unchanged: 3 });
   });
 
-  it("writes a CVE's evidence and priority with one update after its record, and none when nothing moved", async () => {
-    await sync("cisa-kev", { SOURCE_CISA_KEV_URL: KEV_JSON });
+  it("writes a CVE's evidence and priority with its first row, or one update after its record, and none when nothing moved", async () => {
     const writes = await countCveUpdates();
+    // KEV is the first to name its CVEs: each row is inserted with its KEV columns and priority, never updated.
+    await sync("cisa-kev", { SOURCE_CISA_KEV_URL: KEV_JSON });
+    expect(await writes()).toEqual(new Map());
+    expect(await db.db.selectFrom("cves").select(["kev", "priority_score"]).where("id", "=", IDS[0]!).executeTakeFirst()).toEqual({
+      kev: 1,
+      priority_score: expect.any(Number),
+    });
     const records = await realCveRecords(IDS);
     const root = join(db.dir, "tree");
     await writeTree(root, records.values());
