@@ -254,7 +254,7 @@ type WalkRow = { id: string; stored: string | null; priority_score: number | nul
  * its evidence and priority, not inserted and then updated. PostgreSQL
  * writes a new version of each row it updates, with an entry in each of
  * the indexes of `cves`: an update per kind of evidence and another for the
- * priority rewrote the same CVEs several times (a CVE record's import: four
+ * priority rewrote the same CVEs several times (a CVE record's import: three
  * times after its upsert; Trickest's first: a new CVE's insert, its exploit
  * count, its priority).
  */
@@ -285,10 +285,12 @@ async function refreshPriorities(trx: Kysely<Database>, now: Date, next: NextEvi
       const evidence: PriorityColumns = row.stored === null ? { ...NO_EVIDENCE } : { ...(row as PriorityColumns) };
       for (const column of columns) Object.assign(evidence, { [column]: row[`next_${column}`] ?? null });
       const score = priorityOf(evidence, now);
-      const stored = row.stored === null ? 0 : row.priority_score;
-      if (score !== stored) moved += 1;
-      if (row.stored === null) added += 1;
-      if (row.stored === null || score !== stored || Boolean(row.evidence_moved)) changed.push([row.id, score, row.stored === null ? 1 : 0]);
+      const isNew = row.stored === null;
+      // A new row's priority column would start at its default, 0.
+      const storedScore = isNew ? 0 : row.priority_score;
+      if (score !== storedScore) moved += 1;
+      if (isNew) added += 1;
+      if (isNew || score !== storedScore || Boolean(row.evidence_moved)) changed.push([row.id, score, isNew ? 1 : 0]);
     }
     await collectPriorities(trx, changed);
   }
