@@ -23,6 +23,15 @@ export interface PostgresPoolOptions {
 const WRITER_SETTING = "threat_radar.writer";
 
 /**
+ * An import's statements run in one backend, at the database server's normal
+ * priority: the import process's SCHED_IDLE does not reach it. Parallel
+ * workers would let one import statement take every core beside it (EPSS's
+ * priority walk, maltrail's grouping, each index build), and the web nodes'
+ * reads wait behind them.
+ */
+const IMPORT_SETTINGS = ["max_parallel_workers_per_gather=0", "max_parallel_maintenance_workers=0"];
+
+/**
  * Integer and numeric results as JS numbers, as better-sqlite3 returns them:
  * pg returns bigint (count(*), every integer column here) and numeric (sum,
  * avg) as strings so as not to lose precision, but nothing here goes beyond
@@ -36,8 +45,11 @@ const types = {
 } as pg.CustomTypesConfig;
 
 export function createPostgresPool(options: PostgresPoolOptions): pg.Pool {
-  const settings = [options.readOnly ? "-c default_transaction_read_only=on" : "", options.importer ? `-c ${WRITER_SETTING}=import` : ""]
-    .filter(Boolean)
+  const settings = [
+    ...(options.readOnly ? ["default_transaction_read_only=on"] : []),
+    ...(options.importer ? [`${WRITER_SETTING}=import`, ...IMPORT_SETTINGS] : []),
+  ]
+    .map((setting) => `-c ${setting}`)
     .join(" ");
   const pool = new pg.Pool({
     connectionString: options.url,
