@@ -34,8 +34,7 @@ function inScope(scope: Scope, id: Expression<unknown>): Expression<SqlBool> {
   return scope === "all" ? sql<SqlBool>`true` : sql<SqlBool>`${id} in (select id from ${touched})`;
 }
 
-/** Where the EPSS refresh keeps its work: the touched CVEs' EPSS as it should be, and the ids whose EPSS moved. */
-const epssNow = sql.table("staging.epss_now");
+/** The CVEs whose evidence and priority a refresh recomputes. */
 const rescore = sql.table("staging.rescore");
 
 /** The columns of `cves` each kind of evidence sets, as its own tables say. */
@@ -105,7 +104,7 @@ async function fillNextEvidence(trx: Kysely<Database>, scope: "rescore" | "all",
       .select(sql<string | null>`max(score_date)`.as("d"))
       .executeTakeFirst();
     const weekAgo = latest?.d ? daysBefore(latest.d, 7) : "";
-    // Seeks on epss_scores' primary key (cve_id, score_date), as refreshEpssDerived's.
+    // Seeks on epss_scores' primary key (cve_id, score_date).
     values.push(sql`e.epss`, sql`e.percentile`, sql`e.score_date`);
     values.push(sql`(select w.epss from epss_scores w where w.cve_id = t.id and w.score_date <= ${weekAgo} order by w.score_date desc limit 1)`);
     joins.push(sql`left join epss_scores e on e.cve_id = t.id and e.score_date = (select max(m.score_date) from epss_scores m where m.cve_id = t.id)`);
@@ -241,11 +240,16 @@ type WalkRow = { id: string; stored: string | null; priority_score: number | nul
   [column in (typeof PRIORITY_COLUMNS)[number]]: PriorityColumns[column] | null;
 } & Record<string, unknown>;
 
+/** What a refresh changed: CVEs whose priority moved, and CVEs it stored first. */
+export interface RefreshCounts {
+  moved: number;
+  added: number;
+}
+
 /**
  * Recomputes `priority_score` with the one definition the CVE page uses
- * (shared/scoring/cve-priority.ts) for the CVEs of `next` (only those of
- * `staging.rescore` among them when `rescoredOnly`), each from its next
- * evidence, and writes the evidence and the priority of the rows where
+ * (shared/scoring/cve-priority.ts) for the CVEs of `next`, each from its
+ * next evidence, and writes the evidence and the priority of the rows where
  * either moved. Rows are read in id order, a bounded batch at a time; what
  * moved is collected in a temporary table (one statement per batch) and
  * written by one set update at the end.
@@ -258,7 +262,7 @@ type WalkRow = { id: string; stored: string | null; priority_score: number | nul
  * times after its upsert; Trickest's first: a new CVE's insert, its exploit
  * count, its priority).
  */
-async function refreshPriorities(trx: Kysely<Database>, now: Date, next: NextEvidence, rescoredOnly = false): Promise<number> {
+async function refreshPriorities(trx: Kysely<Database>, now: Date, next: NextEvidence): Promise<RefreshCounts> {
   await createMovedPriorities(trx);
   const { columns } = next;
   const nextValues = columns.map((column) => sql`n.${sql.ref(column)} as ${sql.ref(`next_${column}`)}`);
@@ -267,14 +271,11 @@ async function refreshPriorities(trx: Kysely<Database>, now: Date, next: NextEvi
   let added = 0;
   let after = "";
   for (;;) {
-    // Walked by the keyed set, each CVE looked up by its id; the rescore set's join says `> after` of its own side:
-    // PostgreSQL carries equalities across a join, not ranges, and would walk the set from its start each batch.
+    // Walked by the keyed set, each CVE looked up by its id.
     const { rows } = await sql<WalkRow>`
       select n.id, c.id as stored, ${sql.join(PRIORITY_COLUMNS.map((column) => sql`c.${sql.ref(column)}`))}, c.priority_score,
         ${sql.join(nextValues)}, (${sql.join(evidenceMoved, sql` or `)}) as evidence_moved
-      from ${next.table} n
-        ${rescoredOnly ? sql`join ${rescore} r on r.id = n.id and r.id > ${after}` : sql``}
-        left join cves c on c.id = n.id
+      from ${next.table} n left join cves c on c.id = n.id
       where n.id > ${after}
       order by n.id limit ${PRIORITY_READ_BATCH}`.execute(trx);
     const last = rows.at(-1);
@@ -301,7 +302,9 @@ async function refreshPriorities(trx: Kysely<Database>, now: Date, next: NextEvi
     where n.id = cves.id and m.is_new = 0`.execute(trx);
   if (added > 0) {
     const inserted = [...columns, ...(next.firstRowColumns ?? [])];
-    // `on conflict`, not `where not exists (… cves …)`: see insertEpssOnlyCves.
+    // `on conflict`, not `where not exists (… cves …)`: an anti-join on the very table a statement fills is planned
+    // before the rows arrive, and on PostgreSQL a first import (cves empty, no statistics) got a nested loop that
+    // scanned every row inserted so far for each new one (EPSS alone ran over 10 minutes on an empty database).
     await sql`
       insert into cves (id, state, ${sql.join(inserted.map((column) => sql.ref(column)))}, priority_score)
       select n.id, 'PUBLISHED', ${sql.join(inserted.map((column) => sql`n.${sql.ref(column)}`))}, m.score
@@ -310,7 +313,7 @@ async function refreshPriorities(trx: Kysely<Database>, now: Date, next: NextEvi
       on conflict (id) do nothing`.execute(trx);
   }
   await sql`drop table ${movedPriorities}`.execute(trx);
-  return moved;
+  return { moved, added };
 }
 
 /**
@@ -330,10 +333,15 @@ async function refreshCwePriorities(trx: Kysely<Database>, scope: Expression<Sql
  * CVEs (or all) up to date, inside the import's transaction, so the list
  * never shows a half-updated ranking.
  */
-export async function refreshCveDerived(trx: Kysely<Database>, scope: Scope, now: Date, kinds: readonly EvidenceKind[] = EVIDENCE_KINDS): Promise<number> {
-  const moved = await refreshDerivedColumns(trx, scope, now, kinds);
+export async function refreshCveDerived(
+  trx: Kysely<Database>,
+  scope: Scope,
+  now: Date,
+  kinds: readonly EvidenceKind[] = EVIDENCE_KINDS,
+): Promise<RefreshCounts> {
+  const counts = await refreshDerivedColumns(trx, scope, now, kinds);
   await refreshCveStats(trx);
-  return moved;
+  return counts;
 }
 
 /**
@@ -342,7 +350,7 @@ export async function refreshCveDerived(trx: Kysely<Database>, scope: Scope, now
  * CVEs whose record may not be imported yet): a touched id not stored yet gets its row here, which
  * says so (`has_record` 0). Every id KEV, EPSS or an exploit list names is a published CVE.
  */
-async function refreshDerivedColumns(trx: Kysely<Database>, scope: Scope, now: Date, kinds: readonly EvidenceKind[]): Promise<number> {
+async function refreshDerivedColumns(trx: Kysely<Database>, scope: Scope, now: Date, kinds: readonly EvidenceKind[]): Promise<RefreshCounts> {
   // Keyed: tested with `in (select … touched)`, each query built the touched ids' lookup index anew.
   if (scope === "touched") await fillRescore(trx, sql`select distinct id from ${touched}`);
   const walked = scope === "touched" ? "rescore" : "all";
@@ -350,10 +358,10 @@ async function refreshDerivedColumns(trx: Kysely<Database>, scope: Scope, now: D
   if (kindSet.has("kev")) await refreshKevText(trx, walked === "all" ? sql<SqlBool>`true` : sql<SqlBool>`cves.id in (select id from ${rescore})`);
   const next = await fillNextEvidence(trx, walked, kindSet);
   // The next evidence holds exactly the CVEs in scope: walking it is walking them.
-  const moved = await refreshPriorities(trx, now, next);
+  const counts = await refreshPriorities(trx, now, next);
   await sql`drop table ${nextEvidence}`.execute(trx);
   await refreshCwePriorities(trx, inScope(scope, sql.ref("cve_cwes.cve_id")));
-  return moved;
+  return counts;
 }
 
 /**
@@ -370,107 +378,33 @@ const STATS_CHANGE_MAX_SHARE = 0.1;
  * all that can change, so when they are few only they are counted again
  * (KEV's 1,404 instead of every CVE).
  */
-export async function refreshEvidenceDerived(trx: Kysely<Database>, now: Date, kinds: readonly EvidenceKind[]): Promise<number> {
+export async function refreshEvidenceDerived(trx: Kysely<Database>, now: Date, kinds: readonly EvidenceKind[]): Promise<RefreshCounts> {
   const ids = sql`select id from ${touched}`;
   const count = async (table: RawBuilder<unknown>) =>
     Number((await sql<{ n: number | string }>`select count(*) as n from ${table}`.execute(trx)).rows[0]?.n ?? 0);
   const fewTouched = (await count(touched)) <= STATS_CHANGE_MAX_SHARE * (await count(sql.table("cves")));
   if (fewTouched) await beginStatsChange(trx, ids);
-  const moved = await refreshDerivedColumns(trx, "touched", now, kinds);
+  const counts = await refreshDerivedColumns(trx, "touched", now, kinds);
   await (fewTouched ? endStatsChange(trx, ids) : refreshCveStats(trx));
-  return moved;
+  return counts;
 }
 
 /**
  * After an EPSS import: the current and week-old EPSS of the CVEs whose
- * scores the import added or changed (`staging.touched_cves`), written only
- * where they moved, and the priority of only those CVEs recomputed. A daily
- * file restates every score, but most CVEs' scores and nearly all their
- * priorities (rounded to a tenth) stay as they were; KEV, exploits and CVSS
- * are not EPSS's to change.
+ * scores the import added or changed (`staging.touched_cves`), and their
+ * priorities, written only where they moved. A daily file restates every
+ * score, but most CVEs' priorities (rounded to a tenth) stay as they were.
+ * EPSS is none of the statistics table's columns: only the CVEs it is first
+ * to name change it, all in one row, so it is not counted again.
  */
-export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Promise<number> {
-  const run = (query: RawBuilder<unknown>) => query.execute(trx);
-  const latest = await trx
-    .selectFrom("epss_scores")
-    .select(sql<string | null>`max(score_date)`.as("d"))
-    .executeTakeFirst();
-  const weekAgo = latest?.d ? daysBefore(latest.d, 7) : "";
-  await run(sql`drop table if exists ${epssNow}`);
-  // Each lookup is a seek on epss_scores' primary key (cve_id, score_date). `double precision`, as the
-  // served columns: PostgreSQL's `real` is 4 bytes and would round every score (SQLite's is 8 either way).
-  // Its columns are named as in `cves`: the priority walk reads it as the rescored CVEs' next evidence.
-  await run(
-    sql`create table ${epssNow} (id text primary key, epss double precision, epss_percentile double precision, epss_date text, epss_7d_ago double precision)`,
-  );
-  await run(sql`
-    insert into ${epssNow} (id, epss, epss_percentile, epss_date, epss_7d_ago)
-    select t.id, e.epss, e.percentile, e.score_date,
-      (select w.epss from epss_scores w where w.cve_id = t.id and w.score_date <= ${weekAgo} order by w.score_date desc limit 1) as week_ago
-    from (select distinct id from ${touched}) t
-    left join epss_scores e on e.cve_id = t.id and e.score_date = (select max(m.score_date) from epss_scores m where m.cve_id = t.id)
-    order by t.id`);
-  // Filled moments ago inside this transaction: without statistics PostgreSQL plans the joins below for a few rows.
-  await dialectOf(trx).analyzeTable(trx, "staging.epss_now");
-  await fillRescore(
-    trx,
-    sql`
-      select n.id from ${epssNow} n join cves c on c.id = n.id
-      where c.epss is distinct from n.epss or c.epss_percentile is distinct from n.epss_percentile
-        or c.epss_date is distinct from n.epss_date or c.epss_7d_ago is distinct from n.epss_7d_ago`,
-  );
-  const rescored = await refreshPriorities(trx, now, { table: epssNow, columns: EVIDENCE_COLUMNS.epss }, true);
-  // EPSS writes no CWE rows, and a CVE it is first to name (below) has none: only the rescored move.
-  await refreshCwePriorities(trx, sql<SqlBool>`cve_cwes.cve_id in (select id from ${rescore})`);
-  const added = await insertEpssOnlyCves(trx, now);
-  if (added > 0) {
+export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Promise<RefreshCounts> {
+  const counts = await refreshDerivedColumns(trx, "touched", now, ["epss"]);
+  if (counts.added > 0) {
     // A first import has just filled cves: what follows is planned on fresh statistics.
     await dialectOf(trx).analyzeTable(trx, "cves");
-    // EPSS is none of the statistics' columns: only the CVEs it is first to name change them, all in one row.
-    await countBareCves(trx, added);
+    await countBareCves(trx, counts.added);
   }
-  return rescored + added;
-}
-
-/**
- * A CVE EPSS is first to name (EPSS scores published CVEs only) is written
- * with its scores and its priority, not updated after: a first import
- * creates about 300,000 of them, and each update would rewrite the row and
- * its priority indexes again. Their priority depends on EPSS alone (no
- * record, KEV entry or exploit is stored for them yet).
- */
-async function insertEpssOnlyCves(trx: Kysely<Database>, now: Date): Promise<number> {
-  await createMovedPriorities(trx);
-  let created = 0;
-  let after = "";
-  for (;;) {
-    const { rows } = await sql<Pick<PriorityColumns, "epss" | "epss_percentile" | "epss_date"> & { id: string }>`
-      select n.id, n.epss, n.epss_percentile, n.epss_date from ${epssNow} n
-      where n.id > ${after} and not exists (select 1 from cves c where c.id = n.id)
-      order by n.id limit ${PRIORITY_READ_BATCH}`.execute(trx);
-    const last = rows.at(-1);
-    if (!last) break;
-    after = last.id;
-    const scored: Array<[string, number, 1]> = [];
-    for (const row of rows) {
-      const score = priorityOf({ ...NO_EVIDENCE, epss: row.epss, epss_percentile: row.epss_percentile, epss_date: row.epss_date }, now);
-      // The column's default is 0: only other scores need writing.
-      if (score !== 0) scored.push([row.id, score, 1]);
-    }
-    await collectPriorities(trx, scored);
-    created += rows.length;
-  }
-  // `on conflict`, not `where not exists (… cves …)`: an anti-join on the very table a statement fills is planned
-  // before the rows arrive, and on PostgreSQL a first import (cves empty, no statistics) got a nested loop that
-  // scanned every row inserted so far for each new one (EPSS alone ran over 10 minutes on an empty database).
-  await sql`
-    insert into cves (id, state, epss, epss_percentile, epss_date, epss_7d_ago, priority_score)
-    select n.id, 'PUBLISHED', n.epss, n.epss_percentile, n.epss_date, n.epss_7d_ago, coalesce(m.score, 0) from ${epssNow} n
-    left join ${movedPriorities} m on m.id = n.id
-    where true order by n.id
-    on conflict (id) do nothing`.execute(trx);
-  await sql`drop table ${movedPriorities}`.execute(trx);
-  return created;
+  return counts;
 }
 
 /** A published CVE's row as a feed that names only its id creates it. */
