@@ -152,7 +152,7 @@ async function refreshKevText(trx: Kysely<Database>, cveScope: Expression<SqlBoo
 
 /**
  * `staging.rescore`, the CVEs whose priority is recomputed: the ids `ids` selects (one column, `id`, no
- * duplicates), keyed, in key order, and analysed (PostgreSQL plans the priority walk's join on it).
+ * duplicates), keyed, in key order, and analysed (PostgreSQL plans the next evidence's lookups from it).
  */
 async function fillRescore(trx: Kysely<Database>, ids: RawBuilder<unknown>): Promise<void> {
   await sql`drop table if exists ${rescore}`.execute(trx);
