@@ -240,12 +240,6 @@ type WalkRow = { id: string; stored: string | null; priority_score: number | nul
   [column in (typeof PRIORITY_COLUMNS)[number]]: PriorityColumns[column] | null;
 } & Record<string, unknown>;
 
-/** What a refresh changed: CVEs whose priority moved, and CVEs it stored first. */
-export interface RefreshCounts {
-  moved: number;
-  added: number;
-}
-
 /**
  * Recomputes `priority_score` with the one definition the CVE page uses
  * (shared/scoring/cve-priority.ts) for the CVEs of `next`, each from its
@@ -260,14 +254,13 @@ export interface RefreshCounts {
  * the indexes of `cves`: an update per kind of evidence and another for the
  * priority rewrote the same CVEs several times (a CVE record's import: three
  * times after its upsert; Trickest's first: a new CVE's insert, its exploit
- * count, its priority).
+ * count, its priority). Returns how many CVEs it inserted.
  */
-async function refreshPriorities(trx: Kysely<Database>, now: Date, next: NextEvidence): Promise<RefreshCounts> {
+async function refreshPriorities(trx: Kysely<Database>, now: Date, next: NextEvidence): Promise<number> {
   await createMovedPriorities(trx);
   const { columns } = next;
   const nextValues = columns.map((column) => sql`n.${sql.ref(column)} as ${sql.ref(`next_${column}`)}`);
   const evidenceMoved = columns.map((column) => sql`c.${sql.ref(column)} is distinct from n.${sql.ref(column)}`);
-  let moved = 0;
   let added = 0;
   let after = "";
   for (;;) {
@@ -289,7 +282,6 @@ async function refreshPriorities(trx: Kysely<Database>, now: Date, next: NextEvi
       const isNew = row.stored === null;
       // A new row's priority column would start at its default, 0.
       const storedScore = isNew ? 0 : row.priority_score;
-      if (score !== storedScore) moved += 1;
       if (isNew) added += 1;
       if (isNew || score !== storedScore || Boolean(row.evidence_moved)) changed.push([row.id, score, isNew ? 1 : 0]);
     }
@@ -313,7 +305,7 @@ async function refreshPriorities(trx: Kysely<Database>, now: Date, next: NextEvi
       on conflict (id) do nothing`.execute(trx);
   }
   await sql`drop table ${movedPriorities}`.execute(trx);
-  return { moved, added };
+  return added;
 }
 
 /**
@@ -333,15 +325,9 @@ async function refreshCwePriorities(trx: Kysely<Database>, scope: Expression<Sql
  * CVEs (or all) up to date, inside the import's transaction, so the list
  * never shows a half-updated ranking.
  */
-export async function refreshCveDerived(
-  trx: Kysely<Database>,
-  scope: Scope,
-  now: Date,
-  kinds: readonly EvidenceKind[] = EVIDENCE_KINDS,
-): Promise<RefreshCounts> {
-  const counts = await refreshDerivedColumns(trx, scope, now, kinds);
+export async function refreshCveDerived(trx: Kysely<Database>, scope: Scope, now: Date, kinds: readonly EvidenceKind[] = EVIDENCE_KINDS): Promise<void> {
+  await refreshDerivedColumns(trx, scope, now, kinds);
   await refreshCveStats(trx);
-  return counts;
 }
 
 /**
@@ -349,8 +335,9 @@ export async function refreshCveDerived(
  * statistics table. A CVE exists as soon as any source knows it (KEV, EPSS and exploit lists name
  * CVEs whose record may not be imported yet): a touched id not stored yet gets its row here, which
  * says so (`has_record` 0). Every id KEV, EPSS or an exploit list names is a published CVE.
+ * Returns how many CVEs it inserted.
  */
-async function refreshDerivedColumns(trx: Kysely<Database>, scope: Scope, now: Date, kinds: readonly EvidenceKind[]): Promise<RefreshCounts> {
+async function refreshDerivedColumns(trx: Kysely<Database>, scope: Scope, now: Date, kinds: readonly EvidenceKind[]): Promise<number> {
   // Keyed: tested with `in (select … touched)`, each query built the touched ids' lookup index anew.
   if (scope === "touched") await fillRescore(trx, sql`select distinct id from ${touched}`);
   const walked = scope === "touched" ? "rescore" : "all";
@@ -358,10 +345,10 @@ async function refreshDerivedColumns(trx: Kysely<Database>, scope: Scope, now: D
   if (kindSet.has("kev")) await refreshKevText(trx, walked === "all" ? sql<SqlBool>`true` : sql<SqlBool>`cves.id in (select id from ${rescore})`);
   const next = await fillNextEvidence(trx, walked, kindSet);
   // The next evidence holds exactly the CVEs in scope: walking it is walking them.
-  const counts = await refreshPriorities(trx, now, next);
+  const added = await refreshPriorities(trx, now, next);
   await sql`drop table ${nextEvidence}`.execute(trx);
   await refreshCwePriorities(trx, inScope(scope, sql.ref("cve_cwes.cve_id")));
-  return counts;
+  return added;
 }
 
 /**
@@ -378,15 +365,14 @@ const STATS_CHANGE_MAX_SHARE = 0.1;
  * all that can change, so when they are few only they are counted again
  * (KEV's 1,404 instead of every CVE).
  */
-export async function refreshEvidenceDerived(trx: Kysely<Database>, now: Date, kinds: readonly EvidenceKind[]): Promise<RefreshCounts> {
+export async function refreshEvidenceDerived(trx: Kysely<Database>, now: Date, kinds: readonly EvidenceKind[]): Promise<void> {
   const ids = sql`select id from ${touched}`;
   const count = async (table: RawBuilder<unknown>) =>
     Number((await sql<{ n: number | string }>`select count(*) as n from ${table}`.execute(trx)).rows[0]?.n ?? 0);
   const fewTouched = (await count(touched)) <= STATS_CHANGE_MAX_SHARE * (await count(sql.table("cves")));
   if (fewTouched) await beginStatsChange(trx, ids);
-  const counts = await refreshDerivedColumns(trx, "touched", now, kinds);
+  await refreshDerivedColumns(trx, "touched", now, kinds);
   await (fewTouched ? endStatsChange(trx, ids) : refreshCveStats(trx));
-  return counts;
 }
 
 /**
@@ -397,14 +383,13 @@ export async function refreshEvidenceDerived(trx: Kysely<Database>, now: Date, k
  * EPSS is none of the statistics table's columns: only the CVEs it is first
  * to name change it, all in one row, so it is not counted again.
  */
-export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Promise<RefreshCounts> {
-  const counts = await refreshDerivedColumns(trx, "touched", now, ["epss"]);
-  if (counts.added > 0) {
+export async function refreshEpssDerived(trx: Kysely<Database>, now: Date): Promise<void> {
+  const added = await refreshDerivedColumns(trx, "touched", now, ["epss"]);
+  if (added > 0) {
     // A first import has just filled cves: what follows is planned on fresh statistics.
     await dialectOf(trx).analyzeTable(trx, "cves");
-    await countBareCves(trx, counts.added);
+    await countBareCves(trx, added);
   }
-  return counts;
 }
 
 /** A published CVE's row as a feed that names only its id creates it. */
