@@ -24,3 +24,34 @@ export const egressFetch = ((input: Parameters<typeof fetch>[0], init?: RequestI
     ...(init as Parameters<typeof undiciFetch>[1]),
     dispatcher: egressDispatcher(),
   })) as unknown as typeof fetch;
+
+/** A proxy the environment names for downloads, as it may be shown to anyone: never its credentials. */
+export interface ConfiguredProxy {
+  /** The variable that set it, as spelled in the environment. */
+  variable: string;
+  host: string;
+  port: number;
+}
+
+const DEFAULT_PORTS: Record<string, number> = { "http:": 80, "https:": 443 };
+
+/**
+ * The proxies egressDispatcher() sends requests through, read with undici's
+ * precedence (the lower-case spelling first). A value that is not a URL is
+ * left out: undici refuses it too, and the download's own error says so.
+ */
+export function configuredProxies(env: NodeJS.ProcessEnv = process.env): ConfiguredProxy[] {
+  const proxies: ConfiguredProxy[] = [];
+  for (const [lower, upper] of [
+    ["https_proxy", "HTTPS_PROXY"],
+    ["http_proxy", "HTTP_PROXY"],
+  ] as const) {
+    const variable = env[lower] ? lower : env[upper] ? upper : null;
+    if (variable === null) continue;
+    const url = URL.parse(env[variable]!);
+    if (!url) continue;
+    const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
+    proxies.push({ variable, host, port: Number(url.port) || DEFAULT_PORTS[url.protocol] || 0 });
+  }
+  return proxies;
+}

@@ -1,3 +1,5 @@
+import { configuredProxies, type ConfiguredProxy } from "../../runtime/egress";
+
 /** Why an import failed, as an operator needs it: every cause, and what usually fixes it. */
 export interface FailureDetail {
   /** The error and each of its causes, outermost first. */
@@ -7,40 +9,105 @@ export interface FailureDetail {
 
 const NETWORK_UNREACHABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "ENETUNREACH", "EHOSTUNREACH", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_SOCKET"]);
 const DNS = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL"]);
-const NO_NETWORK_HINT =
-  "This machine cannot reach the publisher. On an air-gapped site set SYNC_MIRROR_DIR (or SOURCE_<NAME>_URL) to files brought in; behind a proxy set HTTPS_PROXY.";
+const MIRROR_HINT = "On an air-gapped site set SYNC_MIRROR_DIR (or SOURCE_<NAME>_URL) to files brought in";
+/** undici's error when a proxy answers CONNECT with anything but 200. */
+const TUNNEL_REFUSED = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/;
+/** undici's connect timeout names the address it tried only in its message. */
+const ATTEMPTED_ADDRESS = /\(attempted address: ([^,]+):(\d+),/;
 
-function describe(error: unknown): { message: string; code: string | null; status: number | null } {
-  if (!(error instanceof Error)) return { message: String(error), code: null, status: null };
-  const { code, status, statusCode } = error as { code?: unknown; status?: unknown; statusCode?: unknown };
+interface Described {
+  message: string;
+  code: string | null;
+  status: number | null;
+  /** Where a connection or a name lookup failed, when the error says. */
+  host: string | null;
+  port: number | null;
+}
+
+function describe(error: unknown): Described {
+  if (!(error instanceof Error)) return { message: String(error), code: null, status: null, host: null, port: null };
+  const { code, status, statusCode, address, hostname, port } = error as Partial<
+    Record<"code" | "status" | "statusCode" | "address" | "hostname" | "port", unknown>
+  >;
   const httpStatus = typeof status === "number" ? status : typeof statusCode === "number" ? statusCode : null;
-  return { message: error.message, code: typeof code === "string" ? code : null, status: httpStatus };
+  // Read only from undici's own timeout: other messages may quote a feed's text.
+  const attempted = code === "UND_ERR_CONNECT_TIMEOUT" ? ATTEMPTED_ADDRESS.exec(error.message) : null;
+  const host = typeof address === "string" ? address : typeof hostname === "string" ? hostname : (attempted?.[1] ?? null);
+  const portNumber = typeof port === "number" ? port : attempted ? Number(attempted[2]) : null;
+  return { message: error.message, code: typeof code === "string" ? code : null, status: httpStatus, host, port: portNumber };
+}
+
+/** A proxy as the hint names it: the variable, then where it points (never its credentials). */
+function named(proxy: ConfiguredProxy): string {
+  const host = proxy.host.includes(":") ? `[${proxy.host}]` : proxy.host;
+  return `${proxy.variable} (${host}:${proxy.port})`;
+}
+
+/** The configured proxy a failed connection or lookup was for: the one at its host (and port, when it says). */
+function failedProxy(failure: Described, proxies: readonly ConfiguredProxy[]): ConfiguredProxy | null {
+  if (failure.host === null) return null;
+  const host = failure.host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  return proxies.find((proxy) => proxy.host.toLowerCase() === host && (failure.port === null || failure.port === proxy.port)) ?? null;
+}
+
+function offlineHint(proxies: readonly ConfiguredProxy[]): string {
+  if (proxies.length === 0) return `This machine cannot reach the publisher. ${MIRROR_HINT}; behind a proxy set HTTPS_PROXY.`;
+  return `This machine cannot reach the publisher, or the proxy it goes through (${proxies.map(named).join(", ")}; NO_PROXY names the hosts reached without it). ${MIRROR_HINT}.`;
+}
+
+/** What usually fixes the failure one error of the chain describes, when it is a common one. */
+function hintFor(failure: Described, proxies: readonly ConfiguredProxy[]): string | null {
+  const { code, message, status } = failure;
+  const proxy = failedProxy(failure, proxies);
+  if (code && DNS.has(code)) {
+    if (proxy) return `The proxy's host name in ${proxy.variable} (${proxy.host}) does not resolve (DNS): check the variable and this machine's resolver.`;
+    return `The publisher's host name does not resolve (DNS). ${offlineHint(proxies)}`;
+  }
+  if (code && NETWORK_UNREACHABLE.has(code)) {
+    if (proxy)
+      return `The proxy in ${named(proxy)} cannot be reached (${code}): check that it runs and that this machine may connect to it. ${MIRROR_HINT} instead.`;
+    return offlineHint(proxies);
+  }
+  const tunnel = TUNNEL_REFUSED.exec(message);
+  if (tunnel) {
+    const refused = Number(tunnel[1]);
+    const through = proxies.length > 0 ? ` in ${proxies.map(named).join(", ")}` : "";
+    const why =
+      refused === 407
+        ? ": it asks for credentials (http://user:password@host:port in the variable)."
+        : refused === 403
+          ? ": its rules do not let this machine reach the publisher's host."
+          : ".";
+    return `The proxy${through} refused to connect to the publisher (HTTP ${refused})${why}`;
+  }
+  if (code && (/^CERT_|^ERR_TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code) || /certificate/i.test(message)))
+    return "The TLS certificate was refused. A proxy that inspects TLS needs its CA in NODE_EXTRA_CA_CERTS.";
+  if (code === "ENOENT") return "A configured file or mirror path does not exist: check SYNC_MIRROR_DIR and SOURCE_<NAME>_URL.";
+  if (status !== null)
+    return status === 404 || status === 410
+      ? "The publisher no longer serves this address: check SOURCE_<NAME>_URL."
+      : `The publisher answered HTTP ${status}.`;
+  return null;
 }
 
 /**
  * The cause chain of an error (fetch's "fetch failed" hides
  * "getaddrinfo ENOTFOUND www.cisa.gov" one level down) and a hint for the
- * causes operators meet most: no network, DNS, TLS, an HTTP status, a
- * missing file.
+ * causes operators meet most: no network, a proxy that is down or refuses,
+ * DNS, TLS, an HTTP status, a missing file. `proxies`: the ones downloads go
+ * through (their credentials never reach the hint, which the API serves).
  */
-export function failureDetail(error: unknown): FailureDetail {
+export function failureDetail(error: unknown, proxies: readonly ConfiguredProxy[] = configuredProxies()): FailureDetail {
   const causes: string[] = [];
   let hint: string | null = null;
   const seen = new Set<unknown>();
   for (let current: unknown = error; current !== undefined && current !== null && !seen.has(current); current = (current as { cause?: unknown }).cause) {
     seen.add(current);
-    const { message, code, status } = describe(current);
+    const failure = describe(current);
+    const { message, code } = failure;
     const text = code && !message.includes(code) ? `${message} (${code})` : message;
     if (text && causes.at(-1) !== text) causes.push(text);
-    if (hint !== null) continue;
-    if (code && DNS.has(code)) hint = `The publisher's host name does not resolve (DNS). ${NO_NETWORK_HINT}`;
-    else if (code && NETWORK_UNREACHABLE.has(code)) hint = NO_NETWORK_HINT;
-    else if (code && (/^CERT_|^ERR_TLS|SELF_SIGNED|UNABLE_TO_VERIFY/.test(code) || /certificate/i.test(message)))
-      hint = "The TLS certificate was refused. A proxy that inspects TLS needs its CA in NODE_EXTRA_CA_CERTS.";
-    else if (code === "ENOENT") hint = "A configured file or mirror path does not exist: check SYNC_MIRROR_DIR and SOURCE_<NAME>_URL.";
-    else if (status !== null)
-      hint =
-        status === 404 || status === 410 ? "The publisher no longer serves this address: check SOURCE_<NAME>_URL." : `The publisher answered HTTP ${status}.`;
+    hint ??= hintFor(failure, proxies);
   }
   return { causes: causes.length > 0 ? causes : ["unknown error"], hint };
 }

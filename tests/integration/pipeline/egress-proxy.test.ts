@@ -97,4 +97,19 @@ describe("feed downloads through an egress proxy", () => {
     expect(feeds.requests.length).toBeGreaterThan(requestsBefore);
     expect(proxy.relayed.length).toBe(before);
   });
+
+  it("fail with a hint that names a proxy that is down, and never its credentials", async () => {
+    const down = createServer();
+    await new Promise<void>((resolve) => down.listen(0, "127.0.0.1", resolve));
+    const port = (down.address() as AddressInfo).port;
+    await new Promise((resolve) => down.close(resolve));
+    const run = await syncKev({
+      ...(await databases.env("proxy-down.sqlite")),
+      SOURCE_CISA_KEV_URL: feeds.url(KEV_PATH),
+      HTTP_PROXY: `http://operator:s3cret@127.0.0.1:${port}`,
+    });
+    expect(run.code, run.output).toBe(1);
+    expect(run.output).toContain(`cisa-kev: The proxy in HTTP_PROXY (127.0.0.1:${port}) cannot be reached (ECONNREFUSED)`);
+    expect(run.output).not.toContain("s3cret");
+  });
 });
