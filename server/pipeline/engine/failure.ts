@@ -12,8 +12,6 @@ const DNS = new Set(["ENOTFOUND", "EAI_AGAIN", "EAI_FAIL"]);
 const MIRROR_HINT = "On an air-gapped site set SYNC_MIRROR_DIR (or SOURCE_<NAME>_URL) to files brought in";
 /** undici's error when a proxy answers CONNECT with anything but 200. */
 const TUNNEL_REFUSED = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling$/;
-/** undici's connect timeout names the address it tried only in its message. */
-const ATTEMPTED_ADDRESS = /\(attempted address: ([^,]+):(\d+),/;
 
 interface Described {
   message: string;
@@ -30,11 +28,26 @@ function describe(error: unknown): Described {
     Record<"code" | "status" | "statusCode" | "address" | "hostname" | "port", unknown>
   >;
   const httpStatus = typeof status === "number" ? status : typeof statusCode === "number" ? statusCode : null;
-  // Read only from undici's own timeout: other messages may quote a feed's text.
-  const attempted = code === "UND_ERR_CONNECT_TIMEOUT" ? ATTEMPTED_ADDRESS.exec(error.message) : null;
-  const host = typeof address === "string" ? address : typeof hostname === "string" ? hostname : (attempted?.[1] ?? null);
-  const portNumber = typeof port === "number" ? port : attempted ? Number(attempted[2]) : null;
+  const attempted = code === "UND_ERR_CONNECT_TIMEOUT" ? attemptedAddress(error.message) : null;
+  const host = typeof address === "string" ? address : typeof hostname === "string" ? hostname : (attempted?.host ?? null);
+  const portNumber = typeof port === "number" ? port : (attempted?.port ?? null);
   return { message: error.message, code: typeof code === "string" ? code : null, status: httpStatus, host, port: portNumber };
+}
+
+/**
+ * The address undici's connect timeout names only in its message: "Connect Timeout Error
+ * (attempted address: host:port, timeout: 10000ms)". The host may be an IPv6 address: the port
+ * follows its last colon.
+ */
+function attemptedAddress(message: string): { host: string; port: number } | null {
+  const label = "(attempted address: ";
+  const start = message.indexOf(label);
+  if (start < 0) return null;
+  const end = message.indexOf(",", start);
+  const address = message.slice(start + label.length, end < 0 ? undefined : end);
+  const colon = address.lastIndexOf(":");
+  const port = Number(address.slice(colon + 1));
+  return colon > 0 && Number.isInteger(port) && port > 0 ? { host: address.slice(0, colon), port } : null;
 }
 
 /** A proxy as the hint names it: the variable, then where it points (never its credentials). */

@@ -98,6 +98,10 @@ describe("failureDetail", () => {
     );
     const timeout = systemError("Connect Timeout Error (attempted address: proxy.corp:3128, timeout: 10000ms)", { code: "UND_ERR_CONNECT_TIMEOUT" });
     expect(failureDetail(timeout, proxies).hint).toMatch(/^The proxy in HTTPS_PROXY \(proxy\.corp:3128\) cannot be reached \(UND_ERR_CONNECT_TIMEOUT\)/);
+    const v6 = systemError("Connect Timeout Error (attempted address: ::1:3128, timeout: 10000ms)", { code: "UND_ERR_CONNECT_TIMEOUT" });
+    expect(failureDetail(v6, configuredProxies({ HTTPS_PROXY: "http://[::1]:3128" })).hint).toMatch(
+      /^The proxy in HTTPS_PROXY \(\[::1\]:3128\) cannot be reached/,
+    );
 
     // NO_PROXY sent this one past the proxy: the publisher itself is out of reach.
     const direct = systemError("connect ECONNREFUSED 10.1.2.3:443", { code: "ECONNREFUSED", address: "10.1.2.3", port: 443 });
