@@ -156,7 +156,7 @@ async function refreshKevText(trx: Kysely<Database>, cveScope: Expression<SqlBoo
  */
 async function fillRescore(trx: Kysely<Database>, ids: RawBuilder<unknown>): Promise<void> {
   await sql`drop table if exists ${rescore}`.execute(trx);
-  await sql`create table ${rescore} (id text primary key)`.execute(trx);
+  await sql`create ${sql.raw(dialectOf(trx).scratchTable)} ${rescore} (id text primary key)`.execute(trx);
   await sql`insert into ${rescore} (id) select s.id from (${ids}) s order by s.id`.execute(trx);
   await dialectOf(trx).analyzeTable(trx, "staging.rescore");
 }

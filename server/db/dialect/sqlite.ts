@@ -67,6 +67,7 @@ export const sqliteDialect: SqlDialect = {
   // A DESC index keeps NULLs last, and SQLite serves NULLS LAST either way from it.
   sortColumn: (column, direction) => `${column} ${direction}`,
   compactTableSuffix: "without rowid",
+  scratchTable: "table",
   identityColumn: "integer primary key",
   textType: "text",
   integerType: "integer",

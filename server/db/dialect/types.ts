@@ -76,6 +76,13 @@ export interface SqlDialect {
   /** `without rowid` for tables whose primary key is their whole point (SQLite); nothing elsewhere. */
   readonly compactTableSuffix: string;
   /**
+   * What `create … staging.<name>` creates: an import's scratch tables, dropped at every run's start
+   * and end. PostgreSQL's are unlogged: with its default `wal_level = replica` a logged table's rows
+   * are written to the WAL as well (and shipped to every standby), for data a crash may lose.
+   * SQLite's staging file has no journal at all.
+   */
+  readonly scratchTable: string;
+  /**
    * The type of text columns. PostgreSQL's is collated "C": SQLite orders and
    * compares text byte by byte, and so must every sort, range and group of
    * the other dialect, whatever the database's default collation is.

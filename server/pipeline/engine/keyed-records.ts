@@ -34,7 +34,7 @@ const changedTable = sql.table("staging.changed_records");
 export async function classifyRecords(db: Kysely<Database>, ctx: MergeContext): Promise<void> {
   await sql`drop table if exists ${changedTable}`.execute(db);
   await sql`
-    create table ${changedTable} as
+    create ${sql.raw(ctx.store.dialect.scratchTable)} ${changedTable} as
     select r.record_key, r.payload, case when s.hash is null then 1 else 0 end as is_new
     from (select record_key, max(hash) as hash from ${staged} group by record_key) k
     join ${staged} r on r.record_key = k.record_key and r.hash = k.hash

@@ -39,7 +39,7 @@ export async function classifyStaged(store: ImportStore, ctx: MergeContext, tabl
   await store.indexStaging(db, table, ["rec"]);
   await sql`drop table if exists ${changed}`.execute(db);
   await sql`
-    create table ${changed} as
+    create ${sql.raw(store.dialect.scratchTable)} ${changed} as
     select r.rec, r.record_key, case when s.hash is null then 1 else 0 end as is_new
     from (select record_key, max(rec) as rec from ${staged} group by record_key) last
     join ${staged} r on r.rec = last.rec

@@ -32,16 +32,17 @@ export function epssImporter(): Importer<EpssScore> {
     stage: (s, out) => out.row("scores", [s.cveId, s.scoreDate, s.epss, s.percentile, s.modelVersion]),
     async merge(ctx) {
       const { db } = ctx.store;
+      const scratch = sql.raw(ctx.store.dialect.scratchTable);
       const count = async (query: RawBuilder<{ n: number | string }>) => Number((await query.execute(db)).rows[0]?.n ?? 0);
       // One row per CVE and day (a file states each once; a repeated line keeps its highest values).
       await sql`drop table if exists ${day}`.execute(db);
       await sql`
-        create table ${day} as
+        create ${scratch} ${day} as
         select cve_id, score_date, max(epss) as epss, max(percentile) as percentile, max(model_version) as model_version
         from ${staged} group by cve_id, score_date`.execute(db);
       await sql`drop table if exists ${changed}`.execute(db);
       await sql`
-        create table ${changed} as
+        create ${scratch} ${changed} as
         select d.*, case when e.cve_id is null then 1 else 0 end as is_new
         from ${day} d left join epss_scores e on e.cve_id = d.cve_id and e.score_date = d.score_date
         where e.cve_id is null or e.epss is distinct from d.epss or e.percentile is distinct from d.percentile

@@ -167,6 +167,7 @@ const SERVED = target("");
 const NEXT_SUFFIX = "_next";
 
 const s = (name: string) => sql.table(`staging.${name}`);
+const scratchTable = (ctx: MergeContext) => sql.raw(ctx.store.dialect.scratchTable);
 
 /**
  * Marks the source's sightings that staging's `delisted` lists (indicator_id,
@@ -202,7 +203,7 @@ async function classify(db: Kysely<Database>, ctx: MergeContext): Promise<void> 
   // statement: the groups are read as they are formed, not written to a table of their own first. Grouped by value
   // first: the rows come out in the order new indicators get their ids in (apply()), which a rebuild writes them in.
   await run(sql`
-    create table ${s("mapped")} as
+    create ${scratchTable(ctx)} ${s("mapped")} as
     select i.id as indicator_id, m.*, r.id as reference_id
     from (
       select type, value, max(host) as host, max(domain) as domain, variant, max(port) as port, max(raw_value) as raw_value,
@@ -218,7 +219,7 @@ async function classify(db: Kysely<Database>, ctx: MergeContext): Promise<void> 
   await run(sql`drop table if exists ${s("changed")}`);
   // What each sighting becomes; kept only where that differs from what is served (or is new).
   await run(sql`
-    create table ${s("changed")} as
+    create ${scratchTable(ctx)} ${s("changed")} as
     select * from (
       select mp.indicator_id, mp.type, mp.value, mp.host, mp.domain, mp.variant, mp.port, mp.malware_family, mp.tags, mp.reporter,
         mp.reference_id, case when st.indicator_id is null then 1 else 0 end as is_new,
@@ -276,7 +277,7 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
     // `indicator_source_stats` from now on, not before.
     await run(sql`drop table if exists ${s("gained")}`);
     await run(sql`
-      create table ${s("gained")} as select distinct c.indicator_id from ${s("changed")} c
+      create ${scratchTable(ctx)} ${s("gained")} as select distinct c.indicator_id from ${s("changed")} c
       where c.indicator_id <= ${maxId}
         and not exists (select 1 from ${t.sightings} st where st.indicator_id = c.indicator_id and st.source = ${ctx.source})`);
   }
@@ -296,7 +297,7 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
 
   await run(sql`drop table if exists ${s("delisted")}`);
   const integer = sql.raw(ctx.store.dialect.integerType);
-  await run(sql`create table ${s("delisted")} (indicator_id ${integer}, variant ${integer})`);
+  await run(sql`create ${scratchTable(ctx)} ${s("delisted")} (indicator_id ${integer}, variant ${integer})`);
   if (complete) {
     // What this run did not restate: stored sightings it did not map. A sighting of an indicator created by this
     // run (id above maxId) was itself created by it.
@@ -309,7 +310,7 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
   }
 
   await run(sql`drop table if exists ${s("touched")}`);
-  await run(sql`create table ${s("touched")} (id ${integer} primary key)`);
+  await run(sql`create ${scratchTable(ctx)} ${s("touched")} (id ${integer} primary key)`);
   await run(sql`insert into ${s("touched")} (id) select distinct indicator_id from ${s("changed")} where indicator_id <= ${maxId} on conflict do nothing`);
   await run(sql`
     insert into ${s("touched")} (id) select indicator_id from ${s("changed")} where indicator_id > ${maxId}
@@ -319,12 +320,12 @@ async function apply(db: Kysely<Database>, ctx: MergeContext, t: Target, complet
     // The touched indicators as the statistics table counts them now; the ones this run created are not in it yet.
     await run(sql`drop table if exists ${s("stats_delta")}`);
     await run(sql`
-      create table ${s("stats_delta")} as select ${INDICATOR_STATS_KEY}, -count(*) as n
+      create ${scratchTable(ctx)} ${s("stats_delta")} as select ${INDICATOR_STATS_KEY}, -count(*) as n
       from ${t.indicators} i join ${s("touched")} tt on tt.id = i.id where i.id <= ${maxId}
       group by type, threat_type, malware_family, day`);
     await run(sql`drop table if exists ${s("source_stats_delta")}`);
     await run(sql`
-      create table ${s("source_stats_delta")} as select ${INDICATOR_SOURCE_STATS_KEY}, -count(*) as n
+      create ${scratchTable(ctx)} ${s("source_stats_delta")} as select ${INDICATOR_SOURCE_STATS_KEY}, -count(*) as n
       from ${touchedMemberships(t, maxId)} m join ${t.indicators} i on i.id = m.indicator_id
       where not (m.source = ${ctx.source} and m.indicator_id in (select indicator_id from ${s("gained")}))
       group by source, type, threat_type, malware_family, day`);
