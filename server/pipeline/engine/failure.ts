@@ -36,8 +36,8 @@ function describe(error: unknown): Described {
 
 /**
  * The address undici's connect timeout names only in its message: "Connect Timeout Error
- * (attempted address: host:port, timeout: 10000ms)". The host may be an IPv6 address: the port
- * follows its last colon.
+ * (attempted address: host:port, timeout: 10000ms)". The host may be an IPv6 address, bracketed
+ * or not: the port follows its last colon.
  */
 function attemptedAddress(message: string): { host: string; port: number } | null {
   const label = "(attempted address: ";
@@ -47,7 +47,7 @@ function attemptedAddress(message: string): { host: string; port: number } | nul
   const address = message.slice(start + label.length, end < 0 ? undefined : end);
   const colon = address.lastIndexOf(":");
   const port = Number(address.slice(colon + 1));
-  return colon > 0 && Number.isInteger(port) && port > 0 ? { host: address.slice(0, colon), port } : null;
+  return colon > 0 && Number.isInteger(port) && port > 0 ? { host: address.slice(0, colon).replace(/^\[(.*)\]$/, "$1"), port } : null;
 }
 
 /** A proxy as the hint names it: the variable, then where it points (never its credentials). */
@@ -59,7 +59,7 @@ function named(proxy: ConfiguredProxy): string {
 /** The configured proxy a failed connection or lookup was for: the one at its host (and port, when it says). */
 function failedProxy(failure: Described, proxies: readonly ConfiguredProxy[]): ConfiguredProxy | null {
   if (failure.host === null) return null;
-  const host = failure.host.replace(/^\[(.*)\]$/, "$1").toLowerCase();
+  const host = failure.host.toLowerCase();
   return proxies.find((proxy) => proxy.host.toLowerCase() === host && (failure.port === null || failure.port === proxy.port)) ?? null;
 }
 

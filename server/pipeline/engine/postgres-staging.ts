@@ -2,6 +2,7 @@ import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
+import { postgresDialect } from "../../db/dialect/postgres";
 import type { StagingArea, StagingColumnType } from "./staging";
 
 /** The schema the merges' SQL names (`staging.<table>`): one import runs at a time (the import lock). */
@@ -77,7 +78,9 @@ export function openPostgresStaging(pool: pg.Pool): StagingArea {
       await pool.query(`drop schema if exists ${schema} cascade`);
       await pool.query(`create schema ${schema}`);
       for (const { name, columns } of tables) {
-        await pool.query(`create unlogged table ${schema}."${name}" (${columns.map(([column, type]) => `"${column}" ${COLUMN_TYPES[type]}`).join(", ")})`);
+        await pool.query(
+          `create ${postgresDialect.scratchTable} ${schema}."${name}" (${columns.map(([column, type]) => `"${column}" ${COLUMN_TYPES[type]}`).join(", ")})`,
+        );
         buffers.set(name, []);
         written.set(name, 0);
       }
